@@ -1,0 +1,239 @@
+// Tests of lesson 01: the CPU versions, every GPU kernel at awkward sizes, and checks that fail
+// when they should. Suites named Gpu* need a GPU (label gpu); the others run anywhere (cpu).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/random.hpp"
+#include "course/stream.hpp"
+#include "gpu_test.hpp"
+#include "vector_exp.hpp"
+
+namespace {
+
+using vector_exp::Kernel;
+
+// Sizes that break sloppy kernels: 1, primes, one around each block boundary, non-multiples of 4.
+const std::size_t kSizes[] = {1, 2, 3, 5, 7, 31, 255, 256, 257, 1000, 4099, 65537, 1000003};
+
+std::vector<float> random_input(std::size_t n, std::uint64_t seed) {
+  std::vector<float> x(n);
+  course::fill_normal(x, seed, 0.0f, 3.0f);  // wider than the lesson's inputs: larger exponents
+  return x;
+}
+
+TEST(VectorExpCpu, SerialIsWithinOneUlpOfDouble) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed = " + std::to_string(seed));
+    const auto x = random_input(n, seed);
+    std::vector<float> y(n, std::numeric_limits<float>::quiet_NaN());
+    vector_exp::exp_serial(x, y);
+    const auto check = course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(1));
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+}
+
+TEST(VectorExpCpu, ParallelEqualsSerialExactly) {
+  const auto x = random_input(1000003, course::fresh_seed());
+  std::vector<float> serial(x.size()), parallel(x.size(), std::numeric_limits<float>::quiet_NaN());
+  vector_exp::exp_serial(x, serial);
+  vector_exp::exp_parallel(x, parallel);
+  EXPECT_EQ(std::memcmp(serial.data(), parallel.data(), serial.size() * sizeof(float)), 0)
+      << "the same function on the same inputs must give the same bits, whatever the thread count";
+}
+
+TEST(VectorExpCpu, ClosedFormValues) {
+  const std::vector<float> x = {0.0f, 1.0f, -1.0f, std::log(2.0f), 88.0f, -87.0f, 89.0f, -110.0f};
+  std::vector<float> y(x.size());
+  vector_exp::exp_serial(x, y);
+  EXPECT_EQ(y[0], 1.0f) << "exp(0) is exactly 1";
+  EXPECT_NEAR(y[1], 2.718281828f, 1e-6f);
+  EXPECT_NEAR(y[2], 0.367879441f, 1e-7f);
+  EXPECT_NEAR(y[3], 2.0f, 1e-6f);
+  EXPECT_TRUE(std::isfinite(y[4]));
+  EXPECT_GT(y[5], 0.0f);
+  EXPECT_TRUE(std::isinf(y[6])) << "exp(89) overflows float";
+  EXPECT_EQ(y[7], 0.0f) << "exp(-110) underflows to zero";
+  // The reference agrees, infinities included: verification passes on the full range.
+  EXPECT_TRUE(course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(1)).passed);
+}
+
+TEST(VectorExpCpu, AWrongOrMissingElementFailsVerification) {
+  const auto x = random_input(5000, course::fresh_seed());
+  std::vector<float> y(x.size());
+  vector_exp::exp_serial(x, y);
+  auto wrong = y;
+  wrong[4321] = std::nextafter(std::nextafter(wrong[4321], 1e30f), 1e30f);  // 2 ulp off
+  EXPECT_FALSE(course::verify(wrong, vector_exp::exp_reference(x), course::Tolerance::ulps(1)).passed);
+  auto missing = y;
+  missing[17] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(course::verify(missing, vector_exp::exp_reference(x), course::Tolerance::ulps(1e6)).passed);
+}
+
+TEST(VectorExpCpu, PromisedAccuracy) {
+  EXPECT_EQ(vector_exp::promised_ulp(Kernel::expf_grid_stride, 50.0), 2.0);
+  EXPECT_EQ(vector_exp::promised_ulp(Kernel::fast_expf, 0.0), 2.0);
+  EXPECT_EQ(vector_exp::promised_ulp(Kernel::fast_expf, 5.0), 7.0);  // 2 + floor(5.865)
+  EXPECT_EQ(vector_exp::max_abs(std::vector<float>{1.0f, -4.5f, 2.0f}), 4.5);
+}
+
+// Runs `kernel` on x on the GPU (output poisoned first) and returns y.
+std::vector<float> run_on_gpu(Kernel kernel, const std::vector<float>& x, const vector_exp::LaunchConfig& config = {}) {
+  course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
+  d_x.copy_from_host(x);
+  d_y.poison();
+  vector_exp::launch_exp(kernel, d_x.data(), d_y.data(), x.size(), config, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> y(x.size());
+  d_y.copy_to_host(y);
+  return y;
+}
+
+void expect_matches_reference(Kernel kernel, const std::vector<float>& x, const std::vector<float>& y) {
+  const double ulp = vector_exp::promised_ulp(kernel, vector_exp::max_abs(x));
+  const auto check = course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(ulp));
+  EXPECT_TRUE(check.passed) << vector_exp::kernel_label(kernel) << ": " << check.summary();
+}
+
+}  // namespace
+
+namespace vector_exp {
+// Readable names in test output: "GetParam() = expf" rather than the enum's bytes.
+void PrintTo(Kernel kernel, std::ostream* out) { *out << kernel_label(kernel); }
+}  // namespace vector_exp
+
+namespace {
+
+class GpuExpKernels : public ::testing::TestWithParam<Kernel> {};
+
+TEST_P(GpuExpKernels, MatchReferenceAtAwkwardSizes) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed = " + std::to_string(seed));
+    const auto x = random_input(n, seed);
+    expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x));
+  }
+}
+
+TEST_P(GpuExpKernels, EveryIlpAndBlockSize) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto x = random_input(100003, course::fresh_seed());
+  for (int ilp : {1, 2, 4, 8}) {
+    for (int block : {32, 100, 256, 1024}) {
+      SCOPED_TRACE("ilp " + std::to_string(ilp) + ", block " + std::to_string(block));
+      expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {block, 0, ilp}));
+    }
+  }
+}
+
+TEST_P(GpuExpKernels, TinyGridLoopsOverEverything) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // 2 blocks of 32 threads for 100,003 elements: each thread runs the loop ~1,560 times.
+  const auto x = random_input(100003, course::fresh_seed());
+  expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {32, 2, 4}));
+  expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {1, 1, 1}));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, GpuExpKernels,
+                         ::testing::Values(Kernel::expf_grid_stride, Kernel::fast_expf, Kernel::expf_float4),
+                         [](const ::testing::TestParamInfo<Kernel>& param_info) {
+                           switch (param_info.param) {
+                             case Kernel::expf_grid_stride: return std::string("expf");
+                             case Kernel::fast_expf: return std::string("fast_expf");
+                             case Kernel::expf_float4: return std::string("expf_float4");
+                           }
+                           return std::string("unknown");
+                         });
+
+TEST(GpuExpFloat4, MisalignedPointersStillCorrect) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // Views into the middle of arrays: x + 1 is not 16-byte aligned. Same offset for x and y
+  // takes the head/body/tail path; different offsets take the scalar fallback.
+  const std::size_t n = 10007;
+  const auto x = random_input(n + 8, course::fresh_seed());
+  course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
+  d_x.copy_from_host(x);
+  for (std::size_t x_offset : {0, 1, 2, 3}) {
+    for (std::size_t y_offset : {0, 1, 3}) {
+      SCOPED_TRACE("x + " + std::to_string(x_offset) + ", y + " + std::to_string(y_offset));
+      d_y.poison();
+      vector_exp::launch_exp(Kernel::expf_float4, d_x.data() + x_offset, d_y.data() + y_offset, n, {}, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float> all(x.size());
+      d_y.copy_to_host(all);
+      const std::vector<float> view_x(x.begin() + x_offset, x.begin() + x_offset + n);
+      const std::vector<float> view_y(all.begin() + y_offset, all.begin() + y_offset + n);
+      expect_matches_reference(Kernel::expf_float4, view_x, view_y);
+      EXPECT_TRUE(std::isnan(all[y_offset + n])) << "wrote past the end of the view";
+      if (y_offset > 0) {
+        EXPECT_TRUE(std::isnan(all[y_offset - 1])) << "wrote before the start of the view";
+      }
+    }
+  }
+}
+
+TEST(GpuVectorExp, ClosedFormAndSpecialValues) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {0.0f, 1.0f, std::log(2.0f), -inf, inf, 89.0f, -110.0f};
+  const auto y = run_on_gpu(Kernel::expf_grid_stride, x);
+  EXPECT_EQ(y[0], 1.0f);
+  EXPECT_NEAR(y[1], 2.718281828f, 1e-6f);
+  EXPECT_NEAR(y[2], 2.0f, 1e-6f);
+  EXPECT_EQ(y[3], 0.0f);
+  EXPECT_EQ(y[4], inf);
+  EXPECT_EQ(y[5], inf);
+  EXPECT_EQ(y[6], 0.0f);
+  const auto nan = run_on_gpu(Kernel::expf_grid_stride, {std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_TRUE(std::isnan(nan[0])) << "exp(NaN) is NaN";
+}
+
+TEST(GpuVectorExp, ADeliberatelyWrongOrShortResultFails) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto x = random_input(4096, course::fresh_seed());
+  course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
+  d_x.copy_from_host(x);
+  d_y.poison();
+  // Launch for one element too few: the last element stays poisoned (NaN) and must fail.
+  vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), x.size() - 1, {}, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> y(x.size());
+  d_y.copy_to_host(y);
+  auto check = course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(2));
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.nan_count, 1u);
+  EXPECT_EQ(check.worst_index, x.size() - 1);
+
+  // A full launch, then one element overwritten on the device with a wrong value.
+  vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), x.size(), {}, nullptr);
+  const float wrong = 1.0f;
+  CUDA_CHECK(cudaMemcpy(d_y.data() + 1234, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
+  d_y.copy_to_host(y);
+  check = course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(2));
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.worst_index, 1234u);
+}
+
+TEST(GpuVectorExp, FastIntrinsicIsLessAccurateThanExpf) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // Inputs up to |x| = 20: __expf's error grows with |x|, expf's does not.
+  std::vector<float> x(1 << 16);
+  course::fill_uniform(x, course::fresh_seed(), -20.0f, 20.0f);
+  const auto accurate = course::verify(run_on_gpu(Kernel::expf_grid_stride, x), vector_exp::exp_reference(x),
+                                       course::Tolerance::ulps(2));
+  const auto fast = course::verify(run_on_gpu(Kernel::fast_expf, x), vector_exp::exp_reference(x),
+                                   course::Tolerance::ulps(vector_exp::promised_ulp(Kernel::fast_expf, 20.0)));
+  EXPECT_TRUE(accurate.passed) << accurate.summary();
+  EXPECT_TRUE(fast.passed) << fast.summary();
+  EXPECT_LE(accurate.max_ulp_error, 2.0);
+  EXPECT_GT(fast.max_ulp_error, accurate.max_ulp_error);
+}
+
+}  // namespace

@@ -1,0 +1,100 @@
+// Lesson 01, GPU side: the grid-stride exp kernels and their launcher.
+//
+// Teaches:
+//  - the thread hierarchy: a grid of blocks of threads; blockIdx, blockDim and threadIdx give
+//    each thread its place, and gridDim * blockDim is how many threads there are in all;
+//  - the grid-stride loop: each thread handles elements i, i + stride, i + 2 * stride, ...,
+//    so one launch covers any n, whatever the grid size, and the bounds check i < n is part of
+//    the loop;
+//  - memory-bound work: exp costs a few instructions per element, moving the element costs
+//    8 bytes of DRAM traffic; the kernel's speed is the memory's speed, provided enough loads
+//    are in flight. kIlp loads per thread, issued before any result is needed, keep the
+//    memory system busy (memory-level parallelism);
+//  - expf (accurate to 2 ulp) against __expf (the special-function unit's approximation).
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+#include "course/check.hpp"
+#include "course/launch.hpp"
+#include "vector_exp.hpp"
+
+namespace vector_exp {
+
+namespace {
+
+template <bool kFast>
+__device__ __forceinline__ float exp_of(float v) {
+  if constexpr (kFast) {
+    return __expf(v);
+  } else {
+    return expf(v);
+  }
+}
+
+// y[i] = exp(x[i]) for all i < n, in a grid-stride loop. With kIlp = 1 this is the classic
+// loop: load, compute, store, move on by `stride`. With kIlp > 1 each trip first loads kIlp
+// elements (i, i + stride, ...), then computes and stores them: the loads are independent,
+// so all kIlp are in flight at once. Neighbouring threads still touch neighbouring addresses
+// (coalesced), for every k.
+template <int kIlp, bool kFast>
+__global__ void exp_grid_stride_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+
+  // Whole trips: all kIlp elements of this trip are inside the array.
+  for (; i + (kIlp - 1) * stride < n; i += kIlp * stride) {
+    float v[kIlp];
+#pragma unroll
+    for (int k = 0; k < kIlp; ++k) v[k] = x[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < kIlp; ++k) y[i + k * stride] = exp_of<kFast>(v[k]);
+  }
+  // The rest: fewer than kIlp elements are left for this thread.
+  for (; i < n; i += stride) y[i] = exp_of<kFast>(x[i]);
+}
+
+using ExpKernel = void (*)(const float*, float*, std::size_t);
+
+template <bool kFast>
+ExpKernel pick_kernel(int ilp) {
+  switch (ilp) {
+    case 1: return exp_grid_stride_kernel<1, kFast>;
+    case 2: return exp_grid_stride_kernel<2, kFast>;
+    case 4: return exp_grid_stride_kernel<4, kFast>;
+    case 8: return exp_grid_stride_kernel<8, kFast>;
+  }
+  throw std::invalid_argument("ilp must be 1, 2, 4 or 8");
+}
+
+}  // namespace
+
+std::string kernel_label(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::expf_grid_stride: return "expf";
+    case Kernel::fast_expf: return "__expf";
+    case Kernel::expf_float4: return "expf, float4";
+  }
+  return "?";
+}
+
+int launch_exp(Kernel kernel, const float* x, float* y, std::size_t n, const LaunchConfig& config,
+               cudaStream_t stream) {
+  if (n == 0) return 0;
+  if (kernel == Kernel::expf_float4) return launch_exp_float4(x, y, n, config, stream);
+
+  const ExpKernel function =
+      kernel == Kernel::fast_expf ? pick_kernel<true>(config.ilp) : pick_kernel<false>(config.ilp);
+  // Each thread needs at least kIlp elements to keep kIlp loads in flight, so the grid covers
+  // n / ilp threads at most; by default it is as large as can be resident at once.
+  const std::size_t per_thread = static_cast<std::size_t>(config.ilp);
+  const int grid = config.grid_size > 0
+                       ? config.grid_size
+                       : course::grid_stride_blocks(reinterpret_cast<const void*>(function),
+                                                    (n + per_thread - 1) / per_thread, config.block_size);
+  function<<<grid, config.block_size, 0, stream>>>(x, y, n);
+  CUDA_CHECK_LAUNCH("exp_grid_stride_kernel");
+  return grid;
+}
+
+}  // namespace vector_exp

@@ -1,0 +1,104 @@
+# add_lesson(): everything a lesson folder needs, in one call.
+#
+#   add_lesson(01_vector_exp
+#     SOURCES        vector_exp_cpu.cpp vector_exp_gpu.cu   # the lesson's code, shared by main and tests
+#     TESTS          test_vector_exp.cpp                    # GoogleTest; suites named Gpu* need a GPU
+#     SMOKE_ARGS     --length 1000 --reps 2                 # a small run of the binary
+#     SANITIZER_ARGS --length 1000 --reps 1 --warmup 0      # a tiny run under compute-sanitizer
+#     BAD_ARGS       "length=--length 0" "bogus=--bogus"    # <regex the error names>=<arguments>: exit 2
+#     EXIT3_ARGS     "memory=--length 1099511627776"        # <regex>=<arguments>: exit 3
+#     LIBRARIES      CUDA::cufft)                           # anything beyond course::common
+#
+# It creates:
+#   <name>_lib    a static library of SOURCES (what the tests exercise)
+#   <name>        the lesson binary, from main.cpp, in build/<preset>/bin
+#   <name>_tests  the GoogleTest binary
+# and registers CTest tests with the labels the course uses:
+#   cpu        unit tests that run anywhere, and the bad-input checks
+#   gpu        unit tests in suites named Gpu*: they skip without a GPU, and fail instead of
+#              skipping when COURSE_REQUIRE_GPU=1
+#   smoke      the binary at a small size, then its JSON read back by course_summary
+#   sanitizer  the binary under compute-sanitizer memcheck, initcheck, racecheck and synccheck
+set(COURSE_SANITIZER_TOOLS memcheck initcheck racecheck synccheck)
+
+function(add_lesson name)
+  cmake_parse_arguments(PARSE_ARGV 1 LESSON ""
+    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;BAD_ARGS;EXIT3_ARGS;LIBRARIES")
+  if(NOT LESSON_SOURCES OR NOT LESSON_TESTS)
+    message(FATAL_ERROR "add_lesson(${name}): SOURCES and TESTS are required")
+  endif()
+
+  add_library(${name}_lib STATIC ${LESSON_SOURCES})
+  target_include_directories(${name}_lib PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${name}_lib PUBLIC course::common OpenMP::OpenMP_CXX ${LESSON_LIBRARIES})
+  course_target_warnings(${name}_lib)
+
+  add_executable(${name} main.cpp)
+  target_link_libraries(${name} PRIVATE ${name}_lib)
+  course_target_warnings(${name})
+
+  add_executable(${name}_tests ${LESSON_TESTS})
+  target_link_libraries(${name}_tests PRIVATE ${name}_lib course::test_support)
+  course_target_warnings(${name}_tests)
+  course_register_gtests(${name}_tests ${name})
+
+  # Argument lists travel to the -P scripts joined by '|': add_test would split them at ';'.
+  string(REPLACE ";" "|" smoke_args "${LESSON_SMOKE_ARGS}")
+  string(REPLACE ";" "|" sanitizer_args "${LESSON_SANITIZER_ARGS}")
+  add_test(NAME ${name}.smoke
+           COMMAND ${CMAKE_COMMAND}
+             -DLESSON=$<TARGET_FILE:${name}> -DSUMMARY=$<TARGET_FILE:course_summary>
+             -DJSON=${CMAKE_CURRENT_BINARY_DIR}/${name}.smoke.json "-DARGS=${smoke_args}"
+             -P ${PROJECT_SOURCE_DIR}/cmake/RunSmoke.cmake)
+  set_tests_properties(${name}.smoke PROPERTIES LABELS smoke TIMEOUT 600)
+
+  course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
+  course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})
+
+  if(COURSE_COMPUTE_SANITIZER OR COURSE_GPU_AT_CONFIGURE)
+    foreach(tool IN LISTS COURSE_SANITIZER_TOOLS)
+      add_test(NAME ${name}.sanitizer.${tool}
+               COMMAND ${CMAKE_COMMAND}
+                 -DSANITIZER=${COURSE_COMPUTE_SANITIZER} -DTOOL=${tool}
+                 -DPROBE=$<TARGET_FILE:course_device_info> -DLESSON=$<TARGET_FILE:${name}>
+                 "-DARGS=${sanitizer_args}"
+                 -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
+      set_tests_properties(${name}.sanitizer.${tool} PROPERTIES
+        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+    endforeach()
+  endif()
+endfunction()
+
+# Registers one GoogleTest binary twice: suites named Gpu* under the label gpu, the rest under cpu.
+# Discovery runs when ctest starts, on the machine that runs the tests.
+function(course_register_gtests target prefix)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "-Gpu*"
+                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                       PROPERTIES LABELS cpu TIMEOUT 300)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "Gpu*"
+                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                       PROPERTIES LABELS gpu TIMEOUT 600)
+endfunction()
+
+# Each item is "<regex>=<arguments>": the binary, run with those arguments, must exit with
+# `code` and print a one-line error on stderr that matches the regex (the flag it names).
+function(course_register_exit_checks name code)
+  set(index 0)
+  foreach(item IN LISTS ARGN)
+    string(FIND "${item}" "=" split)
+    if(split LESS 1)
+      message(FATAL_ERROR "add_lesson(${name}): '${item}' is not <regex>=<arguments>")
+    endif()
+    string(SUBSTRING "${item}" 0 ${split} pattern)
+    math(EXPR after "${split} + 1")
+    string(SUBSTRING "${item}" ${after} -1 arguments)
+    separate_arguments(arguments UNIX_COMMAND "${arguments}")
+    string(REPLACE ";" "|" arguments "${arguments}")
+    math(EXPR index "${index} + 1")
+    add_test(NAME ${name}.exit${code}.${index}
+             COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${arguments}"
+               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}"
+               -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${name}.exit${code}.${index} PROPERTIES LABELS cpu TIMEOUT 300)
+  endforeach()
+endfunction()

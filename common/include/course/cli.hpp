@@ -1,0 +1,79 @@
+// The command line every lesson shares, on CLI11.
+//
+// Teaches: a program that takes sizes from a user must check them, and say exactly what was
+// wrong: "--length: Value 0 not in range [1 - 1099511627776]" and exit code 2, never a crash.
+//
+// Shared flags (each lesson adds its own on cli.app() before parse):
+//   <size flag>          the problem size; the lesson names it (-l,--length for vectors)
+//   --reps N             timed GPU repetitions (default 20)     --warmup N   untimed runs (3)
+//   --cpu-reps N         timed CPU repetitions (default 3)      --threads N  CPU threads (0 = all)
+//   --device N           which GPU                              --seed N     input seed
+//   --skip-cpu/--skip-gpu                                       --require-gpu no GPU is an error
+//   --no-flush-l2        keep L2 warm between GPU repetitions   --json PATH  write the results
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "course/timing.hpp"
+
+namespace course {
+
+struct SizeOption {
+  std::string flags;          // CLI11 names, e.g. "-l,--length"
+  std::string description;
+  std::int64_t default_value;
+  std::int64_t max_value;
+};
+
+struct CommonOptions {
+  std::int64_t size = 0;
+  int reps = 20;
+  int warmup = 3;
+  int cpu_reps = 3;
+  int threads = 0;
+  int device = 0;
+  bool skip_cpu = false;
+  bool skip_gpu = false;
+  bool require_gpu = false;   // the flag, or COURSE_REQUIRE_GPU in the environment
+  bool flush_l2 = true;
+  std::uint64_t seed = 42;
+  std::string json_path;
+
+  RepeatOptions gpu_repeat() const { return {warmup, reps}; }
+  RepeatOptions cpu_repeat() const { return {warmup > 0 ? 1 : 0, cpu_reps}; }
+  int cpu_threads() const;    // the OpenMP thread count in effect
+};
+
+// --help: the text to print; run_lesson prints it and exits 0.
+class HelpRequested : public std::exception {
+ public:
+  explicit HelpRequested(std::string text) : text_(std::move(text)) {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
+class LessonCli {
+ public:
+  LessonCli(std::string name, std::string description, SizeOption size);
+
+  CLI::App& app() { return app_; }
+  // Throws UsageError (one line naming the flag) or HelpRequested. Sets the OpenMP threads.
+  const CommonOptions& parse(int argc, const char* const* argv);
+  const CommonOptions& options() const { return options_; }
+  const std::string& name() const { return name_; }
+  const std::string& size_name() const { return size_name_; }  // "length"
+  const std::string& command_line() const { return command_line_; }
+
+ private:
+  std::string name_, size_name_, command_line_;
+  CLI::App app_;
+  CommonOptions options_;
+};
+
+}  // namespace course

@@ -1,0 +1,90 @@
+// The shared command line.
+#include "course/cli.hpp"
+
+#include <omp.h>
+
+#include <filesystem>
+
+#include "course/device.hpp"
+#include "course/errors.hpp"
+
+namespace course {
+
+namespace {
+std::string long_name(const std::string& flags) {
+  const std::size_t at = flags.rfind("--");
+  return at == std::string::npos ? flags : flags.substr(at + 2);
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+}  // namespace
+
+int CommonOptions::cpu_threads() const { return omp_get_max_threads(); }
+
+LessonCli::LessonCli(std::string name, std::string description, SizeOption size)
+    : name_(std::move(name)), size_name_(long_name(size.flags)), app_(std::move(description), name_) {
+  options_.size = size.default_value;
+  app_.add_option(size.flags, options_.size, size.description)
+      ->check(CLI::Range(std::int64_t{1}, size.max_value))
+      ->capture_default_str();
+  app_.add_option("--reps", options_.reps, "timed GPU repetitions (the median is reported)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app_.add_option("--warmup", options_.warmup, "untimed runs before timing")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  app_.add_option("--cpu-reps", options_.cpu_reps, "timed CPU repetitions")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app_.add_option("--threads", options_.threads, "CPU threads for the OpenMP version (0 = all cores)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  app_.add_option("--device", options_.device, "index of the GPU to use")->check(CLI::Range(0, 1023))->capture_default_str();
+  app_.add_option("--seed", options_.seed, "seed of the random inputs")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app_.add_flag("--skip-cpu", options_.skip_cpu, "run only the GPU versions (the reference is still computed)");
+  app_.add_flag("--skip-gpu", options_.skip_gpu, "run only the CPU versions");
+  app_.add_flag("--require-gpu", options_.require_gpu,
+                "fail (exit 3) instead of skipping the GPU part when no GPU is usable (also: COURSE_REQUIRE_GPU=1)");
+  app_.add_flag("--flush-l2,!--no-flush-l2", options_.flush_l2,
+                "flush the GPU's L2 cache before each timed repetition (default on)");
+  app_.add_option("--json", options_.json_path, "write the results as JSON to this file");
+  app_.footer(
+      "Exit codes: 0 all results verified, 1 a result failed verification, 2 bad command line, "
+      "3 runtime error (CUDA error, out of memory, GPU required but absent).");
+}
+
+const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
+  command_line_.clear();
+  for (int i = 0; i < argc; ++i) command_line_ += (i ? " " : "") + std::string(argv[i]);
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    throw HelpRequested(app_.help());
+  } catch (const CLI::CallForAllHelp&) {
+    throw HelpRequested(app_.help("", CLI::AppFormatMode::All));
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(one_line(error.what()));
+  }
+  if (options_.skip_cpu && options_.skip_gpu) {
+    throw UsageError("--skip-cpu and --skip-gpu together leave nothing to run");
+  }
+  if (!options_.json_path.empty()) {
+    const std::filesystem::path parent = std::filesystem::absolute(options_.json_path).parent_path();
+    if (!std::filesystem::is_directory(parent)) {
+      throw UsageError("--json: the folder " + parent.string() + " does not exist");
+    }
+  }
+  options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
+  if (options_.threads > 0) omp_set_num_threads(options_.threads);
+  return options_;
+}
+
+}  // namespace course

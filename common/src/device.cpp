@@ -1,0 +1,175 @@
+// GPU discovery, properties, and memory checks made before allocating.
+#include "course/device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "course/check.hpp"
+#include "course/format.hpp"
+#include "course/timing.hpp"
+
+namespace course {
+
+namespace detail {
+// device_probe.cu: throws ResourceError when this build has no code the device can run.
+void check_build_runs_on(const DeviceInfo& device);
+}  // namespace detail
+
+namespace {
+
+std::string version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+int attribute(cudaDeviceAttr attr, int device) {
+  int value = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+DeviceInfo query_device(int index) {
+  DeviceInfo info;
+  info.index = index;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.global_memory_bytes = prop.totalGlobalMem;
+  // CUDA 13 removed the clock fields from cudaDeviceProp; the attributes remain.
+  info.sm_count = attribute(cudaDevAttrMultiProcessorCount, index);
+  info.l2_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, index));
+  info.max_threads_per_block = attribute(cudaDevAttrMaxThreadsPerBlock, index);
+  info.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, index);
+  info.sm_clock_khz = attribute(cudaDevAttrClockRate, index);
+  info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, index);
+  info.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
+  info.copy_engines = attribute(cudaDevAttrAsyncEngineCount, index);
+  CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
+  CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
+  return info;
+}
+
+std::string reason_for(cudaError_t status) {
+  std::string reason;
+  switch (status) {
+    case cudaErrorNoDevice: reason = "no CUDA-capable GPU was found"; break;
+    case cudaErrorInsufficientDriver:
+      reason = "no NVIDIA driver is loaded, or it is older than this CUDA runtime needs";
+      break;
+    case cudaErrorDevicesUnavailable: reason = "every GPU is busy or unavailable"; break;
+    default:
+      reason = std::string("CUDA could not start: ") + cudaGetErrorName(status) + " (" +
+               cudaGetErrorString(status) + ")";
+  }
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    reason += std::string(" (CUDA_VISIBLE_DEVICES=\"") + visible + "\")";
+  }
+  return reason;
+}
+
+}  // namespace
+
+std::string DeviceInfo::compute_capability() const {
+  return std::to_string(cc_major) + "." + std::to_string(cc_minor);
+}
+
+double DeviceInfo::theoretical_bandwidth_gbps() const {
+  return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0) / 1e9;
+}
+
+std::string DeviceInfo::one_line() const {
+  std::ostringstream out;
+  out << name << " (compute capability " << compute_capability() << ", " << sm_count << " SMs, "
+      << format_bytes(static_cast<double>(l2_bytes)) << " L2, "
+      << format_bytes(static_cast<double>(global_memory_bytes)) << "), driver CUDA "
+      << version_text(driver_version) << ", runtime CUDA " << version_text(runtime_version);
+  return out.str();
+}
+
+bool gpu_required_by_environment() {
+  const char* value = std::getenv("COURSE_REQUIRE_GPU");
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
+GpuStatus probe_gpu(int index) {
+  GpuStatus status;
+  int count = 0;
+  const cudaError_t result = cudaGetDeviceCount(&count);
+  if (result != cudaSuccess) {
+    cudaGetLastError();  // leave no error behind for the next CUDA call
+    status.reason = reason_for(result);
+    return status;
+  }
+  status.device_count = count;
+  if (count == 0) {
+    status.reason = reason_for(cudaErrorNoDevice);
+    return status;
+  }
+  if (index < 0 || index >= count) {
+    throw UsageError("--device: GPU " + std::to_string(index) + " does not exist; this machine has " +
+                     std::to_string(count) + " (0 to " + std::to_string(count - 1) + ")");
+  }
+  status.device = query_device(index);
+  if (status.device->cc_major * 10 + status.device->cc_minor < 75) {
+    status.reason = status.device->name + " has compute capability " + status.device->compute_capability() +
+                    "; CUDA 13 and this course need 7.5 (Turing) or newer";
+    return status;
+  }
+  status.usable = true;
+  return status;
+}
+
+GpuStatus open_gpu(int index, bool required) {
+  HostTimer init_timer;
+  GpuStatus status = probe_gpu(index);
+  if (!status.usable) {
+    if (required) {
+      throw ResourceError("a GPU is required (--require-gpu or COURSE_REQUIRE_GPU) but none is usable: " +
+                          status.reason);
+    }
+    return status;
+  }
+  CUDA_CHECK(cudaSetDevice(index));
+  CUDA_CHECK(cudaFree(nullptr));  // forces the context to exist now, so its cost is measured here
+  status.context_creation_ms = init_timer.elapsed_ms();
+  detail::check_build_runs_on(*status.device);
+  return status;
+}
+
+void require_device_memory(std::size_t bytes, const std::string& what) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes > free_bytes) {
+    throw ResourceError("out of GPU memory: " + what + " needs " + format_bytes(static_cast<double>(bytes)) +
+                        " but the GPU has " + format_bytes(static_cast<double>(free_bytes)) + " free of " +
+                        format_bytes(static_cast<double>(total_bytes)) + "; use a smaller size");
+  }
+}
+
+std::size_t available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+void require_host_memory(std::size_t bytes, const std::string& what) {
+  const std::size_t available = available_host_memory();
+  if (available != 0 && bytes > available) {
+    throw ResourceError("out of host memory: " + what + " needs " + format_bytes(static_cast<double>(bytes)) +
+                        " but only " + format_bytes(static_cast<double>(available)) +
+                        " is available; use a smaller size");
+  }
+}
+
+}  // namespace course

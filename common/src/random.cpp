@@ -1,0 +1,51 @@
+// Block-seeded random fills: the same values for any thread count.
+#include "course/random.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <random>
+
+namespace course {
+
+namespace {
+
+constexpr std::size_t kBlock = 1 << 16;
+
+// SplitMix64: turns (seed, block) into well-mixed, independent generator seeds.
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+template <class Distribution>
+void fill_blocks(std::span<float> values, std::uint64_t seed, Distribution distribution_prototype) {
+  const std::size_t n = values.size();
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+  for (std::size_t b = 0; b < blocks; ++b) {
+    std::mt19937_64 generator(splitmix64(seed ^ splitmix64(b)));
+    Distribution distribution = distribution_prototype;
+    const std::size_t end = std::min(n, (b + 1) * kBlock);
+    for (std::size_t i = b * kBlock; i < end; ++i) values[i] = distribution(generator);
+  }
+}
+
+}  // namespace
+
+void fill_normal(std::span<float> values, std::uint64_t seed, float mean, float stddev) {
+  fill_blocks(values, seed, std::normal_distribution<float>(mean, stddev));
+}
+
+void fill_uniform(std::span<float> values, std::uint64_t seed, float low, float high) {
+  fill_blocks(values, seed, std::uniform_real_distribution<float>(low, high));
+}
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+}  // namespace course

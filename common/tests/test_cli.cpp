@@ -1,0 +1,116 @@
+// The shared command line: defaults, lesson flags, and one-line errors naming the bad flag.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "course/cli.hpp"
+#include "course/errors.hpp"
+
+namespace {
+
+course::LessonCli make_cli() {
+  return course::LessonCli("99_test", "a test lesson", {"-l,--length", "number of elements", 1000, 1 << 30});
+}
+
+const course::CommonOptions& parse(course::LessonCli& cli, std::vector<std::string> args) {
+  args.insert(args.begin(), "99_test");
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  return cli.parse(static_cast<int>(argv.size()), argv.data());
+}
+
+// The parse must fail with a UsageError whose one-line message contains `expected`.
+void expect_usage_error(std::vector<std::string> args, const std::string& expected) {
+  auto cli = make_cli();
+  try {
+    parse(cli, args);
+    ADD_FAILURE() << "no error for: " << ::testing::PrintToString(args);
+  } catch (const course::UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(expected), std::string::npos) << "message: " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
+  }
+}
+
+TEST(Cli, Defaults) {
+  auto cli = make_cli();
+  unsetenv("COURSE_REQUIRE_GPU");
+  const course::CommonOptions& options = parse(cli, {});
+  EXPECT_EQ(options.size, 1000);
+  EXPECT_EQ(options.reps, 20);
+  EXPECT_EQ(options.warmup, 3);
+  EXPECT_TRUE(options.flush_l2);
+  EXPECT_FALSE(options.skip_cpu);
+  EXPECT_FALSE(options.require_gpu);
+  EXPECT_EQ(options.seed, 42u);
+  EXPECT_EQ(cli.size_name(), "length");
+}
+
+TEST(Cli, ShortAndLongSizeFlagsAndSharedFlags) {
+  auto cli = make_cli();
+  EXPECT_EQ(parse(cli, {"-l", "17"}).size, 17);
+  auto cli2 = make_cli();
+  const auto& options = parse(cli2, {"--length", "1234567", "--reps", "5", "--warmup", "0", "--no-flush-l2",
+                                     "--seed", "9", "--skip-cpu", "--threads", "2"});
+  EXPECT_EQ(options.size, 1234567);
+  EXPECT_EQ(options.reps, 5);
+  EXPECT_EQ(options.warmup, 0);
+  EXPECT_FALSE(options.flush_l2);
+  EXPECT_EQ(options.seed, 9u);
+  EXPECT_TRUE(options.skip_cpu);
+  EXPECT_EQ(options.cpu_threads(), 2);
+  EXPECT_EQ(cli2.command_line().rfind("99_test --length 1234567", 0), 0u);
+}
+
+TEST(Cli, LessonFlagsJoinTheSharedOnes) {
+  auto cli = make_cli();
+  int block = 256;
+  cli.app().add_option("--block", block, "threads per block")->check(CLI::Range(32, 1024));
+  parse(cli, {"--block", "128"});
+  EXPECT_EQ(block, 128);
+  auto cli2 = make_cli();
+  cli2.app().add_option("--block", block, "threads per block")->check(CLI::Range(32, 1024));
+  EXPECT_THROW(parse(cli2, {"--block", "2048"}), course::UsageError);
+}
+
+TEST(Cli, BadValuesNameTheFlag) {
+  expect_usage_error({"--length", "0"}, "--length");
+  expect_usage_error({"--length", "-5"}, "--length");
+  expect_usage_error({"--length", "abc"}, "--length");
+  expect_usage_error({"-l", "2000000000"}, "--length");
+  expect_usage_error({"--length"}, "--length");
+  expect_usage_error({"--reps", "0"}, "--reps");
+  expect_usage_error({"--warmup", "-1"}, "--warmup");
+  expect_usage_error({"--threads", "-1"}, "--threads");
+  expect_usage_error({"--device", "x"}, "--device");
+  expect_usage_error({"--seed", "-3"}, "--seed");
+  expect_usage_error({"--bogus-flag"}, "--bogus-flag");
+  expect_usage_error({"--skip-cpu", "--skip-gpu"}, "nothing to run");
+  expect_usage_error({"--json", "/no/such/folder/out.json"}, "--json");
+}
+
+TEST(Cli, HelpListsTheFlags) {
+  auto cli = make_cli();
+  try {
+    parse(cli, {"--help"});
+    FAIL() << "--help did not ask for help";
+  } catch (const course::HelpRequested& help) {
+    const std::string text = help.what();
+    for (const char* flag : {"--length", "--reps", "--skip-gpu", "--json", "--no-flush-l2", "Exit codes"}) {
+      EXPECT_NE(text.find(flag), std::string::npos) << flag;
+    }
+  }
+}
+
+TEST(Cli, RequiredGpuFromFlagOrEnvironment) {
+  auto cli = make_cli();
+  EXPECT_TRUE(parse(cli, {"--require-gpu"}).require_gpu);
+  setenv("COURSE_REQUIRE_GPU", "1", 1);
+  auto cli2 = make_cli();
+  EXPECT_TRUE(parse(cli2, {}).require_gpu);
+  unsetenv("COURSE_REQUIRE_GPU");
+}
+
+}  // namespace

@@ -1,0 +1,53 @@
+// Grid sizing helpers, and CUDA_CHECK_LAUNCH catching a bad launch configuration.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/launch.hpp"
+#include "gpu_test.hpp"
+
+namespace {
+
+__global__ void write_index(int* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
+}
+
+TEST(Launch, BlocksToCoverRoundsUp) {
+  EXPECT_EQ(course::blocks_to_cover(1, 256), 1u);
+  EXPECT_EQ(course::blocks_to_cover(256, 256), 1u);
+  EXPECT_EQ(course::blocks_to_cover(257, 256), 2u);
+  EXPECT_EQ(course::blocks_to_cover(0, 256), 1u);
+  EXPECT_EQ(course::blocks_to_cover(10'000'000, 256), 39063u);
+}
+
+TEST(GpuLaunch, ResidentBlocksFillTheMachineButNoMore) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const int resident = course::resident_blocks(reinterpret_cast<const void*>(write_index), 256);
+  EXPECT_GT(resident, 0);
+  EXPECT_EQ(course::grid_stride_blocks(reinterpret_cast<const void*>(write_index), 1000, 256), 4);
+  EXPECT_EQ(course::grid_stride_blocks(reinterpret_cast<const void*>(write_index), std::size_t{1} << 32, 256),
+            resident);
+}
+
+TEST(GpuLaunch, BadConfigurationIsReportedAtTheLaunch) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  course::DeviceBuffer<int> buffer(1);
+  int* out = buffer.data();
+  write_index<<<1, 2048>>>(out, 1);  // 2048 threads per block: over the limit of 1024
+  try {
+    CUDA_CHECK_LAUNCH("write_index");
+    ADD_FAILURE() << "a launch of 2048 threads per block was not reported";
+  } catch (const course::ApiError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("launch of write_index failed: cudaErrorInvalidConfiguration"), std::string::npos)
+        << message;
+  }
+  write_index<<<1, 32>>>(out, 1);
+  EXPECT_NO_THROW(CUDA_CHECK_LAUNCH("write_index"));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace

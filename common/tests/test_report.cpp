@@ -1,0 +1,138 @@
+// The report: table, JSON fields the plot script and runner read, exit codes, fixture sync.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "course/errors.hpp"
+#include "course/report.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+const course::LessonCli& test_cli() {
+  static course::LessonCli cli("99_test", "a test lesson", {"-l,--length", "number of elements", 1000, 1 << 30});
+  static const bool parsed = [] {
+    const char* argv[] = {"99_test", "--length", "1000"};
+    cli.parse(3, argv);
+    return true;
+  }();
+  (void)parsed;
+  return cli;
+}
+
+course::VerifyResult passed_check() {
+  course::VerifyResult check;
+  check.count = 1000;
+  check.passed = true;
+  return check;
+}
+
+course::Report make_report(bool gpu_fails_check) {
+  course::Report report(test_cli(), "y = f(x)", {"GB/s", 1e9, "bytes"});
+  course::GpuStatus gpu;
+  gpu.reason = "no CUDA-capable GPU was found";
+  report.set_gpu(gpu);
+  report.add_ceiling({"d2d_copy", "a copy", 2000.0, "GB/s"});
+
+  course::Row serial{"CPU, 1 thread", course::Target::cpu, course::Role::cpu_serial};
+  serial.time = course::TimingStats::from_samples({10.0});
+  serial.work = 8e6;
+  serial.check = passed_check();
+  report.add(serial);
+
+  course::Row parallel{"CPU, 4 threads", course::Target::cpu, course::Role::cpu_parallel};
+  parallel.time = course::TimingStats::from_samples({2.5});
+  parallel.work = 8e6;
+  parallel.check = passed_check();
+  report.add(parallel);
+
+  course::Row kernel{"GPU kernel", course::Target::gpu, course::Role::gpu_kernel};
+  kernel.time = course::TimingStats::from_samples({0.004});
+  kernel.work = 8e6;
+  kernel.ceiling = "d2d_copy";
+  kernel.check = passed_check();
+  kernel.check->passed = !gpu_fails_check;
+  report.add(kernel);
+
+  course::Row skipped{"GPU other", course::Target::gpu};
+  skipped.skipped = "not run in this test";
+  report.add(skipped);
+  return report;
+}
+
+TEST(Report, ThroughputEfficiencyAndSpeedups) {
+  const course::Report report = make_report(false);
+  const json j = report.to_json();
+  const json& kernel = j["rows"][2];
+  EXPECT_DOUBLE_EQ(kernel["throughput"].get<double>(), 2000.0);  // 8e6 bytes in 4 us
+  EXPECT_DOUBLE_EQ(kernel["efficiency"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(kernel["speedup_vs_cpu_serial"].get<double>(), 2500.0);
+  EXPECT_DOUBLE_EQ(kernel["speedup_vs_cpu_parallel"].get<double>(), 625.0);
+  EXPECT_EQ(j["rows"][3]["status"], "skipped");
+  EXPECT_TRUE(j["rows"][3]["time_ms"].is_null());
+  EXPECT_DOUBLE_EQ(j["summary"]["kernel_efficiency"].get<double>(), 1.0);
+  EXPECT_EQ(j["summary"]["gpu_kernel_variant"], "GPU kernel");
+  EXPECT_TRUE(j["verified"].get<bool>());
+  EXPECT_EQ(report.exit_code(), 0);
+}
+
+TEST(Report, AFailedCheckFailsTheRun) {
+  const course::Report report = make_report(true);
+  EXPECT_FALSE(report.all_checks_passed());
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_FALSE(report.to_json()["summary"]["verified"].get<bool>());
+  std::ostringstream text;
+  report.print(text);
+  EXPECT_NE(text.str().find("FAILED"), std::string::npos);
+  EXPECT_NE(text.str().find("VERIFICATION FAILED"), std::string::npos);
+}
+
+TEST(Report, TableShowsSkipsCeilingsAndReasons) {
+  std::ostringstream text;
+  make_report(false).print(text);
+  const std::string table = text.str();
+  EXPECT_NE(table.find("skipped: not run in this test"), std::string::npos) << table;
+  EXPECT_NE(table.find("none usable: no CUDA-capable GPU was found"), std::string::npos) << table;
+  EXPECT_NE(table.find("d2d_copy = 2000 GB/s"), std::string::npos) << table;
+  EXPECT_NE(table.find("100.0%"), std::string::npos) << table;
+}
+
+TEST(Report, OneRowPerRole) {
+  course::Report report = make_report(false);
+  EXPECT_THROW(report.add({"again", course::Target::cpu, course::Role::cpu_serial}), std::logic_error);
+}
+
+TEST(Report, WrittenJsonParsesAndHoldsEveryRequiredField) {
+  const std::string path = (std::filesystem::temp_directory_path() / "course_report_test.json").string();
+  make_report(false).write_json(path);
+  std::ifstream file(path);
+  const json j = json::parse(file);
+  for (const std::string& field : course::report_json_required_fields()) {
+    EXPECT_TRUE(j.contains(json::json_pointer(field))) << "missing " << field;
+  }
+  std::filesystem::remove(path);
+  EXPECT_THROW(make_report(false).write_json("/no/such/folder/x.json"), course::Error);
+}
+
+// The plot script is tested on a committed fixture. It must look like what Report writes today:
+// every required field present, and rows with the same keys.
+TEST(Report, PlotFixtureMatchesTheCurrentFormat) {
+  std::ifstream file(std::string(COURSE_FIXTURE_DIR) + "/01_vector_exp_fixture.json");
+  ASSERT_TRUE(file) << "fixture missing";
+  const json fixture = json::parse(file);
+  for (const std::string& field : course::report_json_required_fields()) {
+    EXPECT_TRUE(fixture.contains(json::json_pointer(field))) << "fixture lacks " << field;
+  }
+  const json current = make_report(false).to_json();
+  std::vector<std::string> fixture_keys, current_keys;
+  for (const auto& item : fixture["rows"][0].items()) fixture_keys.push_back(item.key());
+  for (const auto& item : current["rows"][0].items()) current_keys.push_back(item.key());
+  EXPECT_EQ(fixture_keys, current_keys);
+  EXPECT_EQ(fixture["schema"], current["schema"]);
+}
+
+}  // namespace

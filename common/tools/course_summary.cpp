@@ -1,0 +1,142 @@
+// course_summary: the course runner's table, one line per lesson, read from the JSON each
+// lesson wrote. Also used by the smoke tests to check that a lesson's JSON holds every field.
+//
+// Usage: course_summary [--missing LESSON=REASON]... RESULT.json...
+//   --missing   a lesson that wrote no JSON (it failed before the end), and why
+// Exit codes: 0 all files read, 2 bad command line, 3 a file is unreadable or lacks a field.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "course/errors.hpp"
+#include "course/format.hpp"
+#include "course/main.hpp"
+#include "course/report.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+json load_report(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw course::Error("cannot open " + path);
+  json report;
+  try {
+    report = json::parse(file);
+  } catch (const json::parse_error& error) {
+    throw course::Error(path + " is not valid JSON: " + error.what());
+  }
+  for (const std::string& field : course::report_json_required_fields()) {
+    if (field.rfind("/rows/0", 0) == 0 && report.value("rows", json::array()).empty()) continue;
+    if (!report.contains(json::json_pointer(field))) {
+      throw course::Error(path + " lacks the field " + field + " (written by an older or foreign program?)");
+    }
+  }
+  return report;
+}
+
+std::string ms_cell(const json& value) {
+  return value.is_number() ? course::format_ms(value.get<double>()) + " ms" : "-";
+}
+
+std::string speedup_cell(const json& value) {
+  if (!value.is_number()) return "-";
+  const double speedup = value.get<double>();
+  return (speedup >= 100 ? course::format_fixed(speedup, 0)
+                         : course::format_fixed(speedup, speedup >= 10 ? 1 : 2)) + "x";
+}
+
+std::string efficiency_cell(const json& report) {
+  const json& summary = report["summary"];
+  if (!summary["kernel_efficiency"].is_number()) return "-";
+  std::string ceiling = "ceiling";
+  for (const json& row : report["rows"]) {
+    if (row["role"] == "gpu_kernel" && row["ceiling"].is_string()) ceiling = row["ceiling"].get<std::string>();
+  }
+  return course::format_fixed(100.0 * summary["kernel_efficiency"].get<double>(), 1) + "% of " + ceiling;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app("Prints the course summary table from lesson JSON results", "course_summary");
+  std::vector<std::string> files, missing;
+  app.add_option("--missing", missing, "LESSON=REASON for a lesson that wrote no JSON");
+  app.add_option("files", files, "JSON files written by the lessons (--json)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    throw course::UsageError(error.what());
+  }
+  if (files.empty() && missing.empty()) throw course::UsageError("no JSON files given");
+
+  std::vector<json> reports;
+  for (const std::string& file : files) reports.push_back(load_report(file));
+
+  const std::vector<std::string> headers = {"lesson", "verified", "CPU 1 thread", "CPU all cores", "GPU kernel",
+                                            "GPU end-to-end", "kernel vs 1 CPU", "kernel vs all CPUs",
+                                            "end-to-end vs all CPUs", "kernel efficiency"};
+  std::vector<std::vector<std::string>> table;
+  std::string gpu_line, cpu_line;
+  for (const json& report : reports) {
+    const json& summary = report["summary"];
+    std::vector<std::string> row = {report["lesson"].get<std::string>(),
+                                    summary["verified"].get<bool>() ? "yes" : "FAILED",
+                                    ms_cell(summary["cpu_serial_ms"]), ms_cell(summary["cpu_parallel_ms"])};
+    const std::string skipped = summary["gpu_skipped_reason"].get<std::string>();
+    if (!report["gpu"]["usable"].get<bool>() || !skipped.empty()) {
+      row.push_back("GPU skipped: " + (skipped.empty() ? report["gpu"]["reason"].get<std::string>() : skipped));
+    } else {
+      row.push_back(ms_cell(summary["gpu_kernel_ms"]));
+      row.push_back(ms_cell(summary["gpu_end_to_end_ms"]));
+      row.push_back(speedup_cell(summary["kernel_speedup_vs_cpu_serial"]));
+      row.push_back(speedup_cell(summary["kernel_speedup_vs_cpu_parallel"]));
+      row.push_back(speedup_cell(summary["end_to_end_speedup_vs_cpu_parallel"]));
+      row.push_back(efficiency_cell(report));
+      if (gpu_line.empty()) {
+        gpu_line = report["gpu"]["name"].get<std::string>() + ", CUDA runtime " +
+                   report["gpu"]["runtime_cuda_version"].get<std::string>();
+      }
+    }
+    if (cpu_line.empty()) cpu_line = std::to_string(summary["cpu_threads"].get<int>()) + " CPU threads";
+    table.push_back(std::move(row));
+  }
+  for (const std::string& item : missing) {
+    const std::size_t split = item.find('=');
+    table.push_back({item.substr(0, split), "no",
+                     "did not finish: " + (split == std::string::npos ? "" : item.substr(split + 1))});
+  }
+
+  // Column widths from the cells that stay within their column (collapsed cells run on).
+  std::vector<std::size_t> widths;
+  for (const std::string& header : headers) widths.push_back(header.size());
+  for (const auto& row : table) {
+    const bool collapsed = row.size() < headers.size();
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (collapsed && c + 1 == row.size()) break;
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      std::cout << (c ? "  " : "") << std::left << std::setw(static_cast<int>(widths[c])) << row[c];
+    }
+    std::cout << "\n";
+  };
+  std::cout << "\nCourse summary (medians; " << (gpu_line.empty() ? "no GPU used" : gpu_line) << "; "
+            << (cpu_line.empty() ? "CPU" : cpu_line) << ")\n";
+  print_row(headers);
+  for (const auto& row : table) print_row(row);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return course::run_lesson(argc, argv, run); }

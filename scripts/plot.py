@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Draws the course's plots from the JSON files the lessons write (--json). Plots only.
+
+Usage: plot.py RESULT.json|FOLDER... --out FOLDER
+
+For each lesson found it writes, as the data allow:
+  <lesson>_times.png         median time of every variant that ran (the largest size), CPU vs GPU
+  <lesson>_throughput.png    throughput against size, one line per variant, with the ceiling
+                             measured in the same runs as a dashed line (needs two sizes or more)
+  <lesson>_launch_sweep.png  bandwidth against threads per block and grid size (extra.launch_sweep)
+  <lesson>_timeline.png      a Gantt chart of copies and kernels per stream (extra.timeline)
+Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
+"""
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+CPU_COLOR, GPU_COLOR = "#4c72b0", "#55a868"
+STAGE_COLORS = {"h2d": "#4c72b0", "kernel": "#55a868", "d2h": "#c44e52"}
+
+
+def load_reports(paths):
+    reports = []
+    for path in paths:
+        path = Path(path)
+        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        for file in files:
+            with open(file) as handle:
+                report = json.load(handle)
+            if report.get("schema", "").startswith("cuda-course-report/"):
+                reports.append(report)
+    return reports
+
+
+def provenance(report):
+    gpu = report["gpu"]
+    device = gpu["name"] or "no GPU"
+    cuda = f", CUDA {gpu['runtime_cuda_version']}" if gpu["runtime_cuda_version"] else ""
+    return f"{device}{cuda}, {report['date'][:10]}"
+
+
+def ran(row):
+    return row["status"] == "ok" and row["time_ms"] is not None
+
+
+def plot_times(report, out_dir):
+    rows = [row for row in report["rows"] if ran(row)]
+    if not rows:
+        return None
+    figure, axes = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.6))
+    names = [row["variant"] for row in rows]
+    times = [row["time_ms"]["median"] for row in rows]
+    colors = [CPU_COLOR if row["target"] == "cpu" else GPU_COLOR for row in rows]
+    axes.barh(names, times, color=colors)
+    axes.invert_yaxis()
+    axes.set_xscale("log")
+    axes.set_xlabel("median time (ms, log scale)")
+    for y, value in enumerate(times):
+        axes.text(value, y, f" {value:.3g} ms", va="center", fontsize=8)
+    axes.set_xlim(min(times) / 2, max(times) * 8)  # room for the labels
+    size = report["size"]
+    axes.set_title(f"{report['lesson']}: {size['name']} = {size['value']:,}\n{provenance(report)}", fontsize=10)
+    axes.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=CPU_COLOR), plt.Rectangle((0, 0), 1, 1, color=GPU_COLOR)],
+                labels=["CPU", "GPU"], loc="best", fontsize=8)
+    figure.tight_layout()
+    path = out_dir / f"{report['lesson']}_times.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def plot_throughput(reports, out_dir):
+    reports = sorted(reports, key=lambda r: r["size"]["value"])
+    if len({r["size"]["value"] for r in reports}) < 2:
+        return None
+    unit = reports[0]["throughput_unit"]
+    series = defaultdict(list)
+    ceilings = defaultdict(list)
+    for report in reports:
+        size = report["size"]["value"]
+        for row in report["rows"]:
+            if ran(row) and row["throughput"] is not None and row["role"] != "gpu_end_to_end":
+                series[(row["target"], row["variant"])].append((size, row["throughput"]))
+        for ceiling in report["ceilings"]:
+            if ceiling["unit"] == unit:
+                ceilings[ceiling["name"]].append((size, ceiling["value"]))
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    for (target, variant), points in sorted(series.items()):
+        xs, ys = zip(*points)
+        axes.plot(xs, ys, marker="o", linestyle="-" if target == "gpu" else ":", label=variant)
+    for name, points in ceilings.items():
+        xs, ys = zip(*points)
+        axes.plot(xs, ys, color="black", linestyle="--", linewidth=1.5, label=f"ceiling: {name} (same run)")
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel(f"{reports[0]['size']['name']} (log scale)")
+    axes.set_ylabel(f"throughput ({unit}, log scale)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=7, loc="best")
+    axes.set_title(f"{reports[0]['lesson']}: throughput against size\n{provenance(reports[-1])}", fontsize=10)
+    figure.tight_layout()
+    path = out_dir / f"{reports[0]['lesson']}_throughput.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def plot_launch_sweep(report, out_dir):
+    sweep = report["extra"].get("launch_sweep")
+    if not sweep:
+        return None
+    by_grid = defaultdict(list)
+    for point in sweep["points"]:
+        by_grid[point["grid"]].append((point["block"], point["throughput"]))
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    for grid, points in by_grid.items():
+        xs, ys = zip(*sorted(points))
+        axes.plot(xs, ys, marker="o", label=grid)
+    for ceiling in report["ceilings"]:
+        if ceiling["unit"] == report["throughput_unit"]:
+            axes.axhline(ceiling["value"], color="black", linestyle="--", linewidth=1.5,
+                         label=f"ceiling: {ceiling['name']} (same run)")
+    axes.set_xscale("log", base=2)
+    axes.set_xlabel("threads per block")
+    axes.set_ylabel(f"throughput ({report['throughput_unit']})")
+    axes.set_ylim(bottom=0)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8, title="grid", title_fontsize=8)
+    size = report["size"]
+    axes.set_title(f"{report['lesson']}: launch configuration, {sweep['kernel']}, {size['name']} = "
+                   f"{size['value']:,}\n{provenance(report)}", fontsize=10)
+    figure.tight_layout()
+    path = out_dir / f"{report['lesson']}_launch_sweep.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def plot_timeline(report, out_dir):
+    timeline = report["extra"].get("timeline")
+    if not timeline:
+        return None
+    events = timeline["events"]
+    streams = sorted({event["stream"] for event in events})
+    figure, axes = plt.subplots(figsize=(10, 0.6 * len(streams) + 1.8))
+    for event in events:
+        row = streams.index(event["stream"])
+        axes.broken_barh([(event["start_ms"], event["end_ms"] - event["start_ms"])], (row - 0.4, 0.8),
+                         facecolors=STAGE_COLORS.get(event["stage"], "grey"), edgecolor="white", linewidth=0.5)
+    axes.set_yticks(range(len(streams)))
+    axes.set_yticklabels([f"stream {s}" for s in streams])
+    axes.invert_yaxis()
+    axes.set_xlabel("time since the first copy started (ms)")
+    axes.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE_COLORS.values()],
+                labels=["host to device", "kernel", "device to host"], fontsize=8, loc="upper right")
+    axes.set_title(f"{report['lesson']}: {timeline.get('title', 'timeline')}\n{provenance(report)}", fontsize=10)
+    figure.tight_layout()
+    path = out_dir / f"{report['lesson']}_timeline.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", help="JSON files or folders of them")
+    parser.add_argument("--out", required=True, help="folder for the PNG files")
+    args = parser.parse_args()
+
+    reports = load_reports(args.results)
+    if not reports:
+        print("plot.py: error: no course results found in " + " ".join(args.results), file=sys.stderr)
+        return 2
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    by_lesson = defaultdict(list)
+    for report in reports:
+        by_lesson[report["lesson"]].append(report)
+    written = []
+    for lesson, lesson_reports in sorted(by_lesson.items()):
+        largest = max(lesson_reports, key=lambda r: r["size"]["value"])
+        written.append(plot_times(largest, out_dir))
+        written.append(plot_throughput(lesson_reports, out_dir))
+        # Launch sweeps and timelines: from the largest run that recorded one.
+        for key, plot in (("launch_sweep", plot_launch_sweep), ("timeline", plot_timeline)):
+            with_data = [r for r in lesson_reports if r["extra"].get(key)]
+            if with_data:
+                written.append(plot(max(with_data, key=lambda r: r["size"]["value"]), out_dir))
+    for path in filter(None, written):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
