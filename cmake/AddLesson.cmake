@@ -13,7 +13,9 @@
 #   <name>_lib    a static library of SOURCES (what the tests exercise)
 #   <name>        the lesson binary, from main.cpp, in build/<preset>/bin
 #   <name>_tests  the GoogleTest binary
-# and registers CTest tests with the labels the course uses:
+# and registers CTest tests with the labels the course uses (tests that use the GPU share the
+# resource lock "gpu", so `ctest -j` never runs two of them at once: timings and the
+# out-of-memory test need the GPU to themselves):
 #   cpu        unit tests that run anywhere, and the bad-input checks
 #   gpu        unit tests in suites named Gpu*: they skip without a GPU, and fail instead of
 #              skipping when COURSE_REQUIRE_GPU=1
@@ -50,7 +52,7 @@ function(add_lesson name)
              -DLESSON=$<TARGET_FILE:${name}> -DSUMMARY=$<TARGET_FILE:course_summary>
              -DJSON=${CMAKE_CURRENT_BINARY_DIR}/${name}.smoke.json "-DARGS=${smoke_args}"
              -P ${PROJECT_SOURCE_DIR}/cmake/RunSmoke.cmake)
-  set_tests_properties(${name}.smoke PROPERTIES LABELS smoke TIMEOUT 600)
+  set_tests_properties(${name}.smoke PROPERTIES LABELS smoke TIMEOUT 600 RESOURCE_LOCK gpu)
 
   course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
   course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})
@@ -64,20 +66,21 @@ function(add_lesson name)
                  "-DARGS=${sanitizer_args}"
                  -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
       set_tests_properties(${name}.sanitizer.${tool} PROPERTIES
-        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:" RESOURCE_LOCK gpu)
     endforeach()
   endif()
 endfunction()
 
-# Registers one GoogleTest binary twice: suites named Gpu* under the label gpu, the rest under cpu.
+# Registers one GoogleTest binary twice: suites named Gpu* (also as the suite of a parameterized
+# test, Prefix/GpuSuite.Test) under the label gpu, the rest under cpu.
 # Discovery runs when ctest starts, on the machine that runs the tests.
 function(course_register_gtests target prefix)
-  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "-Gpu*"
-                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "-Gpu*:*/Gpu*"
+                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 NO_PRETTY_VALUES
                        PROPERTIES LABELS cpu TIMEOUT 300)
-  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "Gpu*"
-                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS gpu TIMEOUT 600)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "Gpu*:*/Gpu*"
+                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 NO_PRETTY_VALUES
+                       PROPERTIES LABELS gpu TIMEOUT 600 RESOURCE_LOCK gpu)
 endfunction()
 
 # Each item is "<regex>=<arguments>": the binary, run with those arguments, must exit with

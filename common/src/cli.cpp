@@ -27,10 +27,21 @@ std::string one_line(std::string text) {
 
 int CommonOptions::cpu_threads() const { return omp_get_max_threads(); }
 
+GpuStatus open_gpu(const CommonOptions& options) {
+  if (options.skip_gpu) {
+    GpuStatus status;
+    status.reason = "--skip-gpu";
+    return status;
+  }
+  return open_gpu(options.device, options.require_gpu);
+}
+
 LessonCli::LessonCli(std::string name, std::string description, SizeOption size)
     : name_(std::move(name)), size_name_(long_name(size.flags)), app_(std::move(description), name_) {
   options_.size = size.default_value;
-  app_.add_option(size.flags, options_.size, size.description)
+  // Every lesson also accepts --size for its size flag, so scripts can treat lessons alike.
+  const std::string flags = size.flags.find("--size") == std::string::npos ? size.flags + ",--size" : size.flags;
+  app_.add_option(flags, options_.size, size.description)
       ->check(CLI::Range(std::int64_t{1}, size.max_value))
       ->capture_default_str();
   app_.add_option("--reps", options_.reps, "timed GPU repetitions (the median is reported)")

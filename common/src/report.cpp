@@ -100,6 +100,15 @@ Row& Report::add(Row row) {
   return rows_.back();
 }
 
+void Report::add_check(const std::string& variant, Target target, VerifyResult check, const std::string& note) {
+  Row row;
+  row.variant = variant;
+  row.target = target;
+  row.check = std::move(check);
+  row.note = note;
+  add(std::move(row));
+}
+
 void Report::add_skipped(const std::string& variant, Target target, Role role, const std::string& reason) {
   Row row;
   row.variant = variant;
@@ -158,8 +167,14 @@ void Report::print(std::ostream& out) const {
       << std::setw(9) << "of ceil" << std::setw(10) << "vs 1 CPU" << std::setw(10) << "vs CPUs" << "  check\n";
   for (const Row& row : rows_) {
     out << "  " << std::left << std::setw(static_cast<int>(width)) << row.variant << std::right;
-    if (!row.time) {
+    if (!row.time && !row.skipped.empty()) {
       out << "  skipped: " << row.skipped << "\n";
+      continue;
+    }
+    if (!row.time) {  // a check without a timing
+      out << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(14) << "-"
+          << std::setw(9) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << "  "
+          << (row.check && row.check->passed ? "ok" : "FAILED") << "\n";
       continue;
     }
     out << std::setw(11) << format_ms(row.time->median_ms) << std::setw(10) << format_ms(row.time->min_ms)
@@ -206,7 +221,7 @@ nlohmann::json Report::to_json() const {
     item["variant"] = row.variant;
     item["target"] = row.target == Target::cpu ? "cpu" : "gpu";
     item["role"] = role_name(row.role);
-    item["status"] = row.time ? "ok" : "skipped";
+    item["status"] = row.skipped.empty() ? "ok" : "skipped";
     item["skip_reason"] = row.skipped;
     item["time_ms"] = row.time ? json{{"median", row.time->median_ms}, {"min", row.time->min_ms},
                                       {"max", row.time->max_ms}, {"mean", row.time->mean_ms},

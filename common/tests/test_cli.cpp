@@ -51,6 +51,8 @@ TEST(Cli, Defaults) {
 TEST(Cli, ShortAndLongSizeFlagsAndSharedFlags) {
   auto cli = make_cli();
   EXPECT_EQ(parse(cli, {"-l", "17"}).size, 17);
+  auto cli_alias = make_cli();
+  EXPECT_EQ(parse(cli_alias, {"--size", "19"}).size, 19) << "--size is every lesson's alias";
   auto cli2 = make_cli();
   const auto& options = parse(cli2, {"--length", "1234567", "--reps", "5", "--warmup", "0", "--no-flush-l2",
                                      "--seed", "9", "--skip-cpu", "--threads", "2"});

@@ -101,6 +101,22 @@ TEST(Report, TableShowsSkipsCeilingsAndReasons) {
   EXPECT_NE(table.find("100.0%"), std::string::npos) << table;
 }
 
+TEST(Report, ACheckWithoutTimingJoinsTheVerdict) {
+  course::Report report = make_report(false);
+  course::VerifyResult failed;
+  failed.count = 400;
+  failed.mismatches = 1;
+  report.add_check("a 400-element demo", course::Target::gpu, failed);
+  EXPECT_EQ(report.exit_code(), 1);
+  const json j = report.to_json();
+  EXPECT_EQ(j["rows"].back()["status"], "ok");
+  EXPECT_TRUE(j["rows"].back()["time_ms"].is_null());
+  EXPECT_FALSE(j["verified"].get<bool>());
+  std::ostringstream text;
+  report.print(text);
+  EXPECT_NE(text.str().find("a 400-element demo"), std::string::npos);
+}
+
 TEST(Report, OneRowPerRole) {
   course::Report report = make_report(false);
   EXPECT_THROW(report.add({"again", course::Target::cpu, course::Role::cpu_serial}), std::logic_error);

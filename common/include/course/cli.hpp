@@ -4,7 +4,8 @@
 // wrong: "--length: Value 0 not in range [1 - 1099511627776]" and exit code 2, never a crash.
 //
 // Shared flags (each lesson adds its own on cli.app() before parse):
-//   <size flag>          the problem size; the lesson names it (-l,--length for vectors)
+//   <size flag>          the problem size; the lesson names it (-l,--length for vectors), and
+//                        --size is always an alias for it
 //   --reps N             timed GPU repetitions (default 20)     --warmup N   untimed runs (3)
 //   --cpu-reps N         timed CPU repetitions (default 3)      --threads N  CPU threads (0 = all)
 //   --device N           which GPU                              --seed N     input seed
@@ -18,6 +19,7 @@
 #include <exception>
 #include <string>
 
+#include "course/device.hpp"
 #include "course/timing.hpp"
 
 namespace course {
@@ -47,6 +49,10 @@ struct CommonOptions {
   RepeatOptions cpu_repeat() const { return {warmup > 0 ? 1 : 0, cpu_reps}; }
   int cpu_threads() const;    // the OpenMP thread count in effect
 };
+
+// The GPU the command line asks for: --device, failing if --require-gpu (or COURSE_REQUIRE_GPU)
+// and none is usable; not opened at all with --skip-gpu (the status then says so).
+GpuStatus open_gpu(const CommonOptions& options);
 
 // --help: the text to print; run_lesson prints it and exits 0.
 class HelpRequested : public std::exception {

@@ -43,7 +43,7 @@ struct Row {
   std::string variant;
   Target target = Target::cpu;
   Role role = Role::detail;
-  std::optional<TimingStats> time;     // absent when the row was skipped
+  std::optional<TimingStats> time;     // absent when the row was skipped or is a check only
   double work = 0;                     // per run, in ThroughputUnit::work_name
   std::string ceiling;                 // name of the Ceiling this row is held against, or ""
   std::optional<VerifyResult> check;   // absent: not verified (printed as such)
@@ -60,6 +60,9 @@ class Report {
   void set_gpu(const GpuStatus& status) { gpu_ = status; }
   void add_ceiling(Ceiling ceiling);
   Row& add(Row row);                     // at most one row per role other than detail
+  // A check that belongs in the verdict but has no timing worth comparing (a tiny demo):
+  // listed with its verification, and it fails the run like any row if it fails.
+  void add_check(const std::string& variant, Target target, VerifyResult check, const std::string& note = "");
   // Rows that could not run (no GPU, --skip-gpu): listed with the reason, roles kept.
   void add_skipped(const std::string& variant, Target target, Role role, const std::string& reason);
   nlohmann::json& extra() { return extra_; }  // lesson-specific data (sweeps, timelines)

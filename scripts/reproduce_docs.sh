@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Reproduces, on a GPU machine, every measurement the docs quote: the full test suite with the
+# GPU required, each lesson's runs shown in docs/NN_*.md, the size sweeps and their plots.
+#
+# Usage: scripts/reproduce_docs.sh [--out DIR] [--part tests|runs|sweeps|all]
+#   --out    where everything goes (default: docs-runs/<date>); compare with docs/ afterwards
+#   --part   tests: configure, build, ctest with COURSE_REQUIRE_GPU=1 (sanitizer tests included)
+#            runs: course_device_info and the lesson runs quoted in the docs
+#            sweeps: the size sweeps and launch sweeps, and the plots drawn from them
+# Each command's output is saved next to its JSON; nothing here edits docs/.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+out="$course_root/docs-runs/$(date +%Y-%m-%d)"
+part=all
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
+    --part) part="$2"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) course_say "reproduce_docs.sh: unknown argument '$1' (see --help)"; exit 2 ;;
+  esac
+done
+case "$part" in tests|runs|sweeps|all) ;; *) course_say "--part: tests, runs, sweeps or all"; exit 2 ;; esac
+mkdir -p "$out"
+
+course_prepare_build_dir
+course_ensure_base_tools
+course_configure release
+cmake --build --preset release >"$out/build.log" 2>&1 || { tail -n 50 "$out/build.log" >&2; exit 1; }
+bin="$course_root/build/release/bin"
+python=""
+for candidate in "$(command -v python3 || true)" /usr/bin/python3; do
+  if [ -n "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null; then python="$candidate"; break; fi
+done
+
+# Runs one lesson command, saving its output as <name>.txt and its JSON as <name>.json.
+run() {
+  local name="$1"
+  shift
+  echo "== $name: $*"
+  "$@" --json "$out/runs/$name.json" >"$out/runs/$name.txt" 2>&1 || { echo "   FAILED (exit $?)"; return 1; }
+}
+
+status=0
+if [ "$part" = tests ] || [ "$part" = all ]; then
+  echo "== tests (COURSE_REQUIRE_GPU=1)"
+  COURSE_REQUIRE_GPU=1 ctest --preset gpu -j "$(nproc)" >"$out/tests.log" 2>&1 || status=1
+  grep -E "tests passed|Label|^ *(cpu|gpu|smoke|sanitizer) *=|Skipped|Failed|Not Run" "$out/tests.log" || true
+fi
+
+if [ "$part" = runs ] || [ "$part" = all ]; then
+  mkdir -p "$out/runs"
+  "$bin/course_device_info" >"$out/runs/device_info.txt" 2>&1 || status=1
+  cat "$out/runs/device_info.txt"
+  if [ -x "$bin/01_vector_exp" ]; then
+    run 01_default "$bin/01_vector_exp" || status=1
+    run 01_warm_l2 "$bin/01_vector_exp" --no-flush-l2 --skip-cpu || status=1
+    run 01_2e26 "$bin/01_vector_exp" -l 67108864 || status=1
+    run 01_2e28 "$bin/01_vector_exp" -l 268435456 || status=1
+    for ilp in 1 2 8; do run "01_2e28_ilp$ilp" "$bin/01_vector_exp" -l 268435456 --ilp "$ilp" --skip-cpu || status=1; done
+  fi
+  if [ -x "$bin/02_elementwise_add" ]; then
+    run 02_default "$bin/02_elementwise_add" || status=1
+    run 02_2e26_sweep "$bin/02_elementwise_add" -n 67108864 --sweep-launch || status=1
+    run 02_2e28 "$bin/02_elementwise_add" -n 268435456 || status=1
+  fi
+  if [ -x "$bin/03_streams" ]; then
+    run 03_default "$bin/03_streams" || status=1
+    run 03_compute_bound "$bin/03_streams" --intensity 2000 || status=1
+  fi
+  [ -n "$python" ] && "$python" "$course_root/scripts/plot.py" "$out/runs" --out "$out/plots" || true
+fi
+
+if [ "$part" = sweeps ] || [ "$part" = all ]; then
+  sizes="4096 16384 65536 262144 1048576 4194304 16777216 67108864 268435456"
+  for lesson in 01_vector_exp 02_elementwise_add; do
+    [ -x "$bin/$lesson" ] || continue
+    "$course_root/scripts/sweep.sh" --lesson "$lesson" --sizes "$sizes" --out "$out/sweep_$lesson" \
+      -- --cpu-reps 1 || status=1
+  done
+fi
+echo "== results in $out"
+exit "$status"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the whole course: builds (Release), runs every lesson present at its default size, and
+# prints one summary table. The README's "run the course" command.
+#
+# Usage: scripts/run_course.sh [--results DIR] [--verbose] [-- arguments for every lesson]
+#   --results DIR   where each lesson's JSON and full output go (default: results/)
+#   --verbose       show each lesson's full output as it runs
+#
+# On a machine without a GPU the CPU parts run and the GPU cells say why they were skipped.
+# Exit status: 0 if every lesson ran and verified, 1 otherwise.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+results="$course_root/results"
+verbose=0
+lesson_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --results) results="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
+    --verbose) verbose=1; shift ;;
+    --) shift; lesson_args=("$@"); break ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) course_say "run_course.sh: unknown argument '$1' (see --help)"; exit 2 ;;
+  esac
+done
+
+course_prepare_build_dir
+course_ensure_base_tools
+echo "== configure and build (Release)"
+course_configure release
+cmake --build --preset release >"$course_root/build/build-release.log" 2>&1 ||
+  { cat "$course_root/build/build-release.log" >&2; course_say "build failed (log above)"; exit 1; }
+
+bin="$course_root/build/release/bin"
+mkdir -p "$results"
+rm -f "$results"/*.json
+"$bin/course_device_info" --has-gpu >/dev/null && echo "== GPU: $("$bin/course_device_info" --has-gpu)" ||
+  echo "== no usable GPU: $("$bin/course_device_info" --has-gpu || true) (GPU parts will be skipped)"
+
+failed=0
+missing=()
+for dir in "$course_root"/[0-9][0-9]_*/; do
+  lesson="$(basename "$dir")"
+  [ -x "$bin/$lesson" ] || continue
+  printf '== %-22s ' "$lesson"
+  start=$SECONDS
+  set +e
+  if [ "$verbose" -eq 1 ]; then
+    echo
+    "$bin/$lesson" --json "$results/$lesson.json" "${lesson_args[@]}" 2>&1 | tee "$results/$lesson.log"
+    status=${PIPESTATUS[0]}
+  else
+    "$bin/$lesson" --json "$results/$lesson.json" "${lesson_args[@]}" >"$results/$lesson.log" 2>&1
+    status=$?
+  fi
+  set -e
+  echo "exit $status, $((SECONDS - start)) s (output: ${results#"$course_root"/}/$lesson.log)"
+  if [ "$status" -ne 0 ]; then
+    failed=1
+    if [ ! -s "$results/$lesson.json" ]; then
+      missing+=(--missing "$lesson=exit $status: $(tail -n 1 "$results/$lesson.log")")
+    fi
+  fi
+done
+
+shopt -s nullglob
+jsons=("$results"/*.json)
+"$bin/course_summary" "${jsons[@]}" "${missing[@]}"
+if [ "$failed" -ne 0 ]; then
+  echo
+  echo "Some lessons failed: see their logs in ${results#"$course_root"/}/."
+  exit 1
+fi

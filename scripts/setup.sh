@@ -1,0 +1,82 @@
+# Shared by the course's scripts (sourced, not run): find the CUDA Toolkit, install what is
+# missing, configure a CMake preset.
+#
+# Missing Debian packages are installed with apt-get when running as root; otherwise the exact
+# `apt-get install` line is printed and the script stops. The list of packages comes from the
+# CMake configuration itself (cmake/CourseDependencies.cmake), so there is one source of truth.
+
+course_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+course_caller_dir="$PWD"  # relative paths given by the user are resolved against this
+course_apt_updated=0
+cd "$course_root"  # presets are found in the current folder
+
+course_say() { printf '%s\n' "$*" >&2; }
+
+# Installs Debian packages, or says how to and stops.
+course_install_packages() {
+  [ $# -gt 0 ] || return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    course_say "Missing Debian packages: $*"
+    course_say "Install them, then run this again:"
+    course_say "  sudo apt-get install -y $*"
+    exit 1
+  fi
+  course_say "Installing missing Debian packages: $*"
+  if [ "$course_apt_updated" -eq 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || { course_say "apt-get update failed"; exit 1; }
+    course_apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+    { course_say "apt-get install $* failed"; exit 1; }
+}
+
+# The tools needed before CMake can even run, and the CUDA compiler.
+course_ensure_base_tools() {
+  local missing=()
+  command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+  command -v g++ >/dev/null 2>&1 || missing+=(g++)
+  command -v make >/dev/null 2>&1 || missing+=(make)
+  course_install_packages "${missing[@]}"
+
+  local version
+  version="$(cmake --version | head -n 1 | awk '{print $3}')"
+  if [ "$(printf '%s\n3.25\n' "$version" | sort -V | head -n 1)" != "3.25" ]; then
+    course_say "CMake $version is too old: the course needs 3.25 or newer (Debian 12 ships 3.25)."
+    exit 1
+  fi
+
+  if ! command -v nvcc >/dev/null 2>&1; then
+    if [ -x /usr/local/cuda/bin/nvcc ]; then
+      export PATH="/usr/local/cuda/bin:$PATH"
+    else
+      course_say "The CUDA Toolkit was not found (no nvcc on PATH or in /usr/local/cuda/bin)."
+      course_say "Install NVIDIA's CUDA Toolkit 12.x or 13.x into /usr/local/cuda, then run this again."
+      exit 1
+    fi
+  fi
+}
+
+# Configures a preset; on missing dependencies installs them (or says how) and tries again.
+course_configure() {
+  local preset="$1"
+  shift
+  local missing_file="$course_root/build/$preset/missing-debian-packages.txt"
+  if cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1; then
+    return 0
+  fi
+  if [ -s "$missing_file" ]; then
+    # shellcheck disable=SC2046 # one package per word
+    course_install_packages $(cat "$missing_file")
+    if cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1; then
+      return 0
+    fi
+  fi
+  cat "$course_root/build/configure-$preset.log" >&2
+  course_say "CMake configuration failed (log above)."
+  exit 1
+}
+
+course_prepare_build_dir() {
+  mkdir -p "$course_root/build"
+  export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+}
