@@ -5,7 +5,7 @@
 //    each thread its place, and gridDim * blockDim is how many threads there are in all;
 //  - the grid-stride loop: each thread handles elements i, i + stride, i + 2 * stride, ...,
 //    so one launch covers any n, whatever the grid size, and the bounds check i < n is part of
-//    the loop;
+//    the loop (here over tiles of kIlp * blockDim.x elements, see below);
 //  - memory-bound work: exp costs a few instructions per element, moving the element costs
 //    8 bytes of DRAM traffic; the kernel's speed is the memory's speed, provided enough loads
 //    are in flight. kIlp loads per thread, issued before any result is needed, keep the
@@ -32,26 +32,34 @@ __device__ __forceinline__ float exp_of(float v) {
   }
 }
 
-// y[i] = exp(x[i]) for all i < n, in a grid-stride loop. With kIlp = 1 this is the classic
-// loop: load, compute, store, move on by `stride`. With kIlp > 1 each trip first loads kIlp
-// elements (i, i + stride, ...), then computes and stores them: the loads are independent,
-// so all kIlp are in flight at once. Neighbouring threads still touch neighbouring addresses
-// (coalesced), for every k.
+// y[i] = exp(x[i]) for all i < n, in a grid-stride loop over tiles. A block's tile is
+// kIlp * blockDim.x consecutive elements; thread t takes elements t, t + blockDim.x, ... of it,
+// so for every k the threads of a warp touch consecutive addresses (coalesced), and each
+// thread first loads its kIlp elements, then computes and stores them: the loads are
+// independent, so all kIlp are in flight at once. The blocks then stride over the tiles of the
+// whole array. With kIlp = 1 this is the classic loop: i = global thread index, i += stride.
 template <int kIlp, bool kFast>
 __global__ void exp_grid_stride_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-
-  // Whole trips: all kIlp elements of this trip are inside the array.
-  for (; i + (kIlp - 1) * stride < n; i += kIlp * stride) {
-    float v[kIlp];
+  const std::size_t tile = static_cast<std::size_t>(kIlp) * blockDim.x;
+  const std::size_t stride = tile * gridDim.x;
+  for (std::size_t base = blockIdx.x * tile; base < n; base += stride) {
+    const std::size_t i = base + threadIdx.x;
+    if (base + tile <= n) {
+      // A whole tile inside the array: no bounds checks between the loads.
+      float v[kIlp];
 #pragma unroll
-    for (int k = 0; k < kIlp; ++k) v[k] = x[i + k * stride];
+      for (int k = 0; k < kIlp; ++k) v[k] = x[i + k * blockDim.x];
 #pragma unroll
-    for (int k = 0; k < kIlp; ++k) y[i + k * stride] = exp_of<kFast>(v[k]);
+      for (int k = 0; k < kIlp; ++k) y[i + k * blockDim.x] = exp_of<kFast>(v[k]);
+    } else {
+      // The last, partial tile: each element checked.
+#pragma unroll
+      for (int k = 0; k < kIlp; ++k) {
+        const std::size_t j = i + k * blockDim.x;
+        if (j < n) y[j] = exp_of<kFast>(x[j]);
+      }
+    }
   }
-  // The rest: fewer than kIlp elements are left for this thread.
-  for (; i < n; i += stride) y[i] = exp_of<kFast>(x[i]);
 }
 
 using ExpKernel = void (*)(const float*, float*, std::size_t);
@@ -85,8 +93,8 @@ int launch_exp(Kernel kernel, const float* x, float* y, std::size_t n, const Lau
 
   const ExpKernel function =
       kernel == Kernel::fast_expf ? pick_kernel<true>(config.ilp) : pick_kernel<false>(config.ilp);
-  // Each thread needs at least kIlp elements to keep kIlp loads in flight, so the grid covers
-  // n / ilp threads at most; by default it is as large as can be resident at once.
+  // A block covers a tile of ilp * block elements per trip, so no more than n / ilp threads are
+  // needed; by default the grid is as large as can be resident on the GPU at once.
   const std::size_t per_thread = static_cast<std::size_t>(config.ilp);
   const int grid = config.grid_size > 0
                        ? config.grid_size

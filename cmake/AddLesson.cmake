@@ -16,7 +16,8 @@
 # and registers CTest tests with the labels the course uses (tests that use the GPU share the
 # resource lock "gpu", so `ctest -j` never runs two of them at once: timings and the
 # out-of-memory test need the GPU to themselves):
-#   cpu        unit tests that run anywhere, and the bad-input checks
+#   cpu        unit tests that run anywhere, the bad-input checks, and runs with every GPU
+#              hidden (CUDA_VISIBLE_DEVICES=-1): the no-GPU path is tested on GPU machines too
 #   gpu        unit tests in suites named Gpu*: they skip without a GPU, and fail instead of
 #              skipping when COURSE_REQUIRE_GPU=1
 #   smoke      the binary at a small size, then its JSON read back by course_summary
@@ -53,6 +54,21 @@ function(add_lesson name)
              -DJSON=${CMAKE_CURRENT_BINARY_DIR}/${name}.smoke.json "-DARGS=${smoke_args}"
              -P ${PROJECT_SOURCE_DIR}/cmake/RunSmoke.cmake)
   set_tests_properties(${name}.smoke PROPERTIES LABELS smoke TIMEOUT 600 RESOURCE_LOCK gpu)
+
+  # No GPU, even on a GPU machine (CUDA_VISIBLE_DEVICES=-1 hides them all): the CPU part runs
+  # and the GPU rows say why they were skipped (exit 0); with the GPU required, exit 3.
+  add_test(NAME ${name}.no_gpu
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${smoke_args}"
+             -DEXPECTED_EXIT=0 "-DEXPECTED_STDOUT=skipped: no CUDA-capable GPU|skipped: no NVIDIA driver"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  add_test(NAME ${name}.no_gpu_required
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${smoke_args}"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=a GPU is required"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(${name}.no_gpu PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=0")
+  set_tests_properties(${name}.no_gpu_required PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
 
   course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
   course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})

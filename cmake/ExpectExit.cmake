@@ -1,5 +1,6 @@
-# Runs COMMAND with ARGS ('|'-separated) and checks the course's error contract (cmake -P):
-# the exit code is EXPECTED_EXIT, and stderr is one line that matches EXPECTED_STDERR.
+# Runs COMMAND with ARGS ('|'-separated) and checks the course's exit-code contract (cmake -P):
+# the exit code is EXPECTED_EXIT; if EXPECTED_STDERR is given, stderr is one line matching it;
+# if EXPECTED_STDOUT is given, stdout matches it.
 string(REPLACE "|" ";" args "${ARGS}")
 execute_process(COMMAND "${COMMAND}" ${args}
                 RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 280)
@@ -8,12 +9,19 @@ message("exit ${result}; stderr: ${err}")
 if(NOT "${result}" STREQUAL "${EXPECTED_EXIT}")
   message(FATAL_ERROR "expected exit code ${EXPECTED_EXIT}, got ${result}\nstdout:\n${out}")
 endif()
-if(err STREQUAL "")
-  message(FATAL_ERROR "expected an error message on stderr, got none")
+if(DEFINED EXPECTED_STDERR AND NOT EXPECTED_STDERR STREQUAL "")
+  if(err STREQUAL "")
+    message(FATAL_ERROR "expected an error message on stderr, got none")
+  endif()
+  if(err MATCHES "\n")
+    message(FATAL_ERROR "expected a one-line error, got several lines")
+  endif()
+  if(NOT err MATCHES "${EXPECTED_STDERR}")
+    message(FATAL_ERROR "the error does not match '${EXPECTED_STDERR}'")
+  endif()
 endif()
-if(err MATCHES "\n")
-  message(FATAL_ERROR "expected a one-line error, got several lines")
-endif()
-if(NOT err MATCHES "${EXPECTED_STDERR}")
-  message(FATAL_ERROR "the error does not match '${EXPECTED_STDERR}'")
+if(DEFINED EXPECTED_STDOUT AND NOT EXPECTED_STDOUT STREQUAL "")
+  if(NOT out MATCHES "${EXPECTED_STDOUT}")
+    message(FATAL_ERROR "stdout does not match '${EXPECTED_STDOUT}':\n${out}")
+  endif()
 endif()
