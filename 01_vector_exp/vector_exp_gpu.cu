@@ -43,20 +43,23 @@ __global__ void exp_grid_stride_kernel(const float* __restrict__ x, float* __res
   const std::size_t tile = static_cast<std::size_t>(kIlp) * blockDim.x;
   const std::size_t stride = tile * gridDim.x;
   for (std::size_t base = blockIdx.x * tile; base < n; base += stride) {
-    const std::size_t i = base + threadIdx.x;
+    // Offsets inside a tile fit in 32 bits: cheaper arithmetic than 64-bit indices per element.
+    const float* x_tile = x + base;
+    float* y_tile = y + base;
     if (base + tile <= n) {
       // A whole tile inside the array: no bounds checks between the loads.
       float v[kIlp];
 #pragma unroll
-      for (int k = 0; k < kIlp; ++k) v[k] = x[i + k * blockDim.x];
+      for (int k = 0; k < kIlp; ++k) v[k] = x_tile[threadIdx.x + k * blockDim.x];
 #pragma unroll
-      for (int k = 0; k < kIlp; ++k) y[i + k * blockDim.x] = exp_of<kFast>(v[k]);
+      for (int k = 0; k < kIlp; ++k) y_tile[threadIdx.x + k * blockDim.x] = exp_of<kFast>(v[k]);
     } else {
       // The last, partial tile: each element checked.
+      const unsigned remaining = static_cast<unsigned>(n - base);
 #pragma unroll
       for (int k = 0; k < kIlp; ++k) {
-        const std::size_t j = i + k * blockDim.x;
-        if (j < n) y[j] = exp_of<kFast>(x[j]);
+        const unsigned j = threadIdx.x + k * blockDim.x;
+        if (j < remaining) y_tile[j] = exp_of<kFast>(x_tile[j]);
       }
     }
   }
