@@ -219,7 +219,7 @@ int run(int argc, char** argv) {
   LessonOptions lesson;
   cli.app().add_option("--block", lesson.launch.block_size, "threads per block")
       ->check(CLI::Range(1, 1024))->capture_default_str();
-  cli.app().add_option("--grid", lesson.launch.grid_size, "blocks in the grid (0 = as many as fit on the GPU at once)")
+  cli.app().add_option("--grid", lesson.launch.grid_size, "blocks in the grid (0 = 4 times as many as fit on the GPU at once)")
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
   cli.app().add_option("--ilp", lesson.launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
       ->check(CLI::IsMember({1, 2, 4, 8}))->capture_default_str();

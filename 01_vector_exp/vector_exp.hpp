@@ -32,7 +32,7 @@ std::string kernel_label(Kernel kernel);
 
 struct LaunchConfig {
   int block_size = 256;  // threads per block
-  int grid_size = 0;     // blocks; 0 = as many as can be resident on the GPU at once
+  int grid_size = 0;     // blocks; 0 = 4 waves of the blocks that can be resident at once
   int ilp = 4;           // elements each thread loads before it computes (1, 2, 4 or 8)
 };
 

@@ -13,6 +13,7 @@
 //  - expf (accurate to 2 ulp) against __expf (the special-function unit's approximation).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "course/check.hpp"
@@ -67,6 +68,8 @@ __global__ void exp_grid_stride_kernel(const float* __restrict__ x, float* __res
 
 using ExpKernel = void (*)(const float*, float*, std::size_t);
 
+constexpr std::size_t kWaves = 4;  // default grid: this many waves of resident blocks
+
 template <bool kFast>
 ExpKernel pick_kernel(int ilp) {
   switch (ilp) {
@@ -97,12 +100,14 @@ int launch_exp(Kernel kernel, const float* x, float* y, std::size_t n, const Lau
   const ExpKernel function =
       kernel == Kernel::fast_expf ? pick_kernel<true>(config.ilp) : pick_kernel<false>(config.ilp);
   // A block covers a tile of ilp * block elements per trip, so no more than n / ilp threads are
-  // needed; by default the grid is as large as can be resident on the GPU at once.
+  // needed. By default the grid is kWaves times what can be resident on the GPU at once: when
+  // a block finishes early, a waiting block takes its place, instead of its SM idling until the
+  // slowest block of a single wave is done (measured on an H100: about 1% more bandwidth).
   const std::size_t per_thread = static_cast<std::size_t>(config.ilp);
-  const int grid = config.grid_size > 0
-                       ? config.grid_size
-                       : course::grid_stride_blocks(reinterpret_cast<const void*>(function),
-                                                    (n + per_thread - 1) / per_thread, config.block_size);
+  const std::size_t needed = course::blocks_to_cover((n + per_thread - 1) / per_thread, config.block_size);
+  const std::size_t resident =
+      static_cast<std::size_t>(course::resident_blocks(reinterpret_cast<const void*>(function), config.block_size));
+  const int grid = config.grid_size > 0 ? config.grid_size : static_cast<int>(std::min(needed, kWaves * resident));
   function<<<grid, config.block_size, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH("exp_grid_stride_kernel");
   return grid;
