@@ -126,7 +126,8 @@ int run(int argc, char** argv) {
   }
   auto print_row = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < row.size(); ++c) {
-      std::cout << (c ? "  " : "") << std::left << std::setw(static_cast<int>(widths[c])) << row[c];
+      const bool last = c + 1 == row.size();  // no padding after the last cell
+      std::cout << (c ? "  " : "") << std::left << std::setw(last ? 0 : static_cast<int>(widths[c])) << row[c];
     }
     std::cout << "\n";
   };
