@@ -9,7 +9,7 @@
 // (their offsets differ), it falls back to the scalar kernel.
 //
 // The tests (test_vector_exp.cpp, GpuExpFloat4.*) check this file: delete the body of
-// exp_float4_kernel, write your own, and run ctest -R 01_vector_exp.
+// exp_float4_kernel, write your own, and run ctest --preset release -R 01_vector_exp.
 #include <cuda_runtime.h>
 
 #include <algorithm>

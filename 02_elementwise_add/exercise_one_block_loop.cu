@@ -11,7 +11,7 @@
 //
 // The tests (test_elementwise_add.cpp, GpuOneBlockLoop.* and the add_one_block_loop cases of
 // GpuAddKernels.*) check this file: delete the body of add_one_block_loop, write your own, and
-// run ctest -R 02_elementwise_add.
+// run ctest --preset release -R 02_elementwise_add.
 #include <cuda_runtime.h>
 
 #include <algorithm>

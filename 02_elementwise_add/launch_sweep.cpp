@@ -12,7 +12,8 @@
 //    on an H100) long before the thread limit: 32 x 32 = 1024 threads, 50% occupancy;
 //  - grid size: "one thread per element" launches ceil(n / block) blocks, which run in waves;
 //    "k blocks per SM" launches k x SMs blocks and lets each thread loop (grid-stride).
-//    1 block per SM of 32 threads leaves almost every SM idle most of the time.
+//    1 block per SM of 32 threads puts one warp on each SM: far too few loads in flight to
+//    keep the memory busy (Little's law; docs/02_elementwise_add.md).
 #include <algorithm>
 #include <cstdio>
 #include <map>

@@ -63,8 +63,6 @@ struct GpuKernelRow {
   Role role;
 };
 
-void poison(std::vector<float>& values) { std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN()); }
-
 void run_cpu(const course::CommonOptions& options, const std::vector<float>& a, const std::vector<float>& b,
              std::vector<float>& c, const course::ReferenceBlock& reference, double bytes, course::Report& report) {
   struct Version {
@@ -78,7 +76,7 @@ void run_cpu(const course::CommonOptions& options, const std::vector<float>& a, 
        elementwise_add::add_parallel}};
   for (const Version& version : versions) {
     course::Row row{version.name, Target::cpu, version.role};
-    poison(c);  // an element the function skips fails verification
+    course::poison(c);  // an element the function skips fails verification
     version.function(a, b, c);
     row.check = course::verify(c, reference, course::Tolerance::exact());  // one IEEE add: bit for bit
     row.time = course::time_host(options.cpu_repeat(), [&] { version.function(a, b, c); });
@@ -203,7 +201,7 @@ void run_gpu(const course::CommonOptions& options, const LessonOptions& lesson, 
     stream.synchronize();  // the host must not read c before the copy has finished
   };
   course::Row row{kEndToEndRow, Target::gpu, Role::gpu_end_to_end};
-  poison(c);
+  course::poison(c);
   d_c.poison(stream.get());
   end_to_end();
   row.check = course::verify(c, reference, course::Tolerance::exact());

@@ -4,7 +4,7 @@
 // Usage: 03_streams [-n N] [--streams S] [--chunks C] [--intensity K] [shared flags: --help]
 //   03_streams                       2^24 elements, 16 chunks over 4 streams, 100 steps each
 //   03_streams --intensity 0         a pure copy: the transfers are everything
-//   03_streams --intensity 3000      a kernel about as long as the copies: three engines busy
+//   03_streams --intensity 2000      the kernel longer than the copies: the bottleneck moves to the SMs
 //   03_streams --chunks 64 --streams 8
 //   03_streams --json run.json       then: scripts/plot.py run.json --out plots (the timeline)
 //
@@ -92,10 +92,6 @@ void check_flag_combinations(const LessonOptions& lesson, std::int64_t length) {
   }
 }
 
-// NaN in every element: one that a variant fails to write fails verification.
-void poison(std::span<float> values) {
-  std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
-}
 
 std::string flops_note(double elements, int intensity, double ms) {
   return "2 x " + std::to_string(intensity) + " flops per element: " +
@@ -116,7 +112,7 @@ void run_cpu(const course::CommonOptions& options, const LessonOptions& lesson, 
        overlap::transform_parallel}};
   for (const Version& version : versions) {
     course::Row row{version.name, Target::cpu, version.role};
-    poison(y);  // an element the function skips stays NaN and fails
+    course::poison(y);  // an element the function skips stays NaN and fails
     version.function(x, y, lesson.intensity);
     row.check = course::verify(y, reference, course::Tolerance::exact());
     row.time = course::time_host(options.cpu_repeat(), [&] { version.function(x, y, lesson.intensity); });
@@ -189,7 +185,7 @@ course::Row run_variant(const std::string& name, Role role, std::span<float> hos
                         const course::ReferenceBlock& reference, const course::RepeatOptions& repeat, double bytes,
                         const std::function<void()>& variant) {
   course::Row row{name, Target::gpu, role};
-  poison(host_y);
+  course::poison(host_y);
   device.y.poison();
   variant();
   row.check = course::verify(host_y, reference, course::Tolerance::exact());
@@ -332,7 +328,7 @@ PipelineAnalysis run_gpu(const course::CommonOptions& options, const LessonOptio
   // like every run.
   {
     course::Row row{timeline_row(chunks.size(), streams.size()), Target::gpu, Role::detail};
-    poison(host.y.span());
+    course::poison(host.y.span());
     device.y.poison();
     const overlap::Timeline timeline = overlap::record_timeline(host, device, transform, chunks, streams);
     row.check = course::verify(host.y.span(), reference, course::Tolerance::exact());

@@ -157,7 +157,7 @@ def plot_timeline(report, out_dir):
     axes.set_yticks(range(len(streams)))
     axes.set_yticklabels([f"stream {s}" for s in streams])
     axes.invert_yaxis()
-    axes.set_xlabel("time since the first copy started (ms)")
+    axes.set_xlabel("time since the start event recorded before the first copy (ms)")
     axes.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE_COLORS.values()],
                 labels=["host to device", "kernel", "device to host"], fontsize=8, loc="upper right")
     axes.set_title(f"{report['lesson']}: {timeline.get('title', 'timeline')}\n{provenance(report)}", fontsize=10)

@@ -24,10 +24,7 @@ done
 case "$part" in tests|runs|sweeps|all) ;; *) course_say "--part: tests, runs, sweeps or all"; exit 2 ;; esac
 mkdir -p "$out"
 
-course_prepare_build_dir
-course_ensure_base_tools
-course_configure release
-cmake --build --preset release >"$out/build.log" 2>&1 || { tail -n 50 "$out/build.log" >&2; exit 1; }
+course_build release
 bin="$course_root/build/release/bin"
 python=""
 for candidate in "$(command -v python3 || true)" /usr/bin/python3; do

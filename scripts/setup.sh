@@ -80,3 +80,14 @@ course_prepare_build_dir() {
   mkdir -p "$course_root/build"
   export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 }
+
+# Everything a script needs before it runs lessons: tools, dependencies, a configured and
+# built preset. The build's output goes to build/build-<preset>.log, shown only on failure.
+course_build() {
+  local preset="$1"
+  course_prepare_build_dir
+  course_ensure_base_tools
+  course_configure "$preset"
+  cmake --build --preset "$preset" >"$course_root/build/build-$preset.log" 2>&1 ||
+    { cat "$course_root/build/build-$preset.log" >&2; course_say "build failed (log above)"; exit 1; }
+}

@@ -27,11 +27,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-course_prepare_build_dir
-course_ensure_base_tools
-course_configure release
-cmake --build --preset release >"$course_root/build/build-release.log" 2>&1 ||
-  { cat "$course_root/build/build-release.log" >&2; course_say "build failed (log above)"; exit 1; }
+course_build release
 bin="$course_root/build/release/bin"
 
 lessons=()

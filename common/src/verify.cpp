@@ -129,6 +129,10 @@ std::string Tolerance::describe() const {
   return text;
 }
 
+void poison(std::span<float> values) {
+  std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+}
+
 double ulp_error(float value, double reference) {
   if (std::isnan(value) || std::isnan(reference)) return std::numeric_limits<double>::quiet_NaN();
   if (std::fabs(reference) >= kFloatOverflow) reference = std::copysign(kInf, reference);

@@ -78,6 +78,12 @@ TEST(Verify, OverflowToInfinityIsTheCorrectlyRoundedResult) {
       << "3.4e38 is below FLT_MAX: infinity is wrong there";
 }
 
+TEST(Verify, HostPoisonMakesEveryElementNaN) {
+  std::vector<float> values(100, 1.0f);
+  course::poison(values);
+  for (float v : values) EXPECT_TRUE(std::isnan(v));
+}
+
 TEST(Verify, UnwrittenPoisonedOutputFails) {
   const auto reference = ramp(4096);
   std::vector<float> never_written(reference.size());

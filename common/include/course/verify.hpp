@@ -49,6 +49,11 @@ struct VerifyResult {
   std::string summary() const;   // one line: "passed: max 0.51 ulp, ..." or "FAILED: 3 of 1000 ..."
 };
 
+// Fills a host array with NaN before something writes it: an element that is never written
+// then fails verification instead of passing with a leftover value (DeviceBuffer::poison is
+// the same for GPU memory).
+void poison(std::span<float> values);
+
 // Error of float `value` against `reference` in ULPs of float at the reference's magnitude
 // (0.5 means correctly rounded). NaN when either is NaN.
 double ulp_error(float value, double reference);
