@@ -37,7 +37,7 @@ void expect_usage_error(std::vector<std::string> args, const std::string& expect
 TEST(Cli, Defaults) {
   auto cli = make_cli();
   unsetenv("COURSE_REQUIRE_GPU");
-  const course::CommonOptions& options = parse(cli, {});
+  const course::CommonOptions options = parse(cli, {});  // a copy: the argument list is a temporary
   EXPECT_EQ(options.size, 1000);
   EXPECT_EQ(options.reps, 20);
   EXPECT_EQ(options.warmup, 3);
@@ -54,7 +54,7 @@ TEST(Cli, ShortAndLongSizeFlagsAndSharedFlags) {
   auto cli_alias = make_cli();
   EXPECT_EQ(parse(cli_alias, {"--size", "19"}).size, 19) << "--size is every lesson's alias";
   auto cli2 = make_cli();
-  const auto& options = parse(cli2, {"--length", "1234567", "--reps", "5", "--warmup", "0", "--no-flush-l2",
+  const course::CommonOptions options = parse(cli2, {"--length", "1234567", "--reps", "5", "--warmup", "0", "--no-flush-l2",
                                      "--seed", "9", "--skip-cpu", "--threads", "2"});
   EXPECT_EQ(options.size, 1234567);
   EXPECT_EQ(options.reps, 5);
