@@ -26,10 +26,7 @@ mkdir -p "$out"
 
 course_build release
 bin="$course_root/build/release/bin"
-python=""
-for candidate in "$(command -v python3 || true)" /usr/bin/python3; do
-  if [ -n "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null; then python="$candidate"; break; fi
-done
+python="$(course_plot_python)"
 
 # Runs one lesson command, saving its output as <name>.txt and its JSON as <name>.json.
 run() {

@@ -91,3 +91,15 @@ course_build() {
   cmake --build --preset "$preset" >"$course_root/build/build-$preset.log" 2>&1 ||
     { cat "$course_root/build/build-$preset.log" >&2; course_say "build failed (log above)"; exit 1; }
 }
+
+# Prints a Python interpreter that has matplotlib (the first python3 on PATH may be a private
+# one without it), or nothing.
+course_plot_python() {
+  local candidate
+  for candidate in "$(command -v python3 || true)" /usr/bin/python3; do
+    if [ -n "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+}

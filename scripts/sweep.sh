@@ -57,10 +57,7 @@ for name in "${lessons[@]}"; do
 done
 
 if [ "$plot" -eq 1 ]; then
-  python=""
-  for candidate in "$(command -v python3 || true)" /usr/bin/python3; do
-    if [ -n "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null; then python="$candidate"; break; fi
-  done
+  python="$(course_plot_python)"
   if [ -z "$python" ]; then
     course_say "No Python with matplotlib: install python3-matplotlib to draw the plots."
     exit 1
