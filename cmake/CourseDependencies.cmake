@@ -48,6 +48,9 @@ if(NOT COURSE_PLOT_PYTHON)
   endforeach()
 endif()
 _course_require(COURSE_PLOT_PYTHON "Python 3 with matplotlib for the plots" python3-matplotlib)
+# valgrind checks the lessons' CPU code (test label valgrind, cmake/Valgrind.cmake).
+find_program(COURSE_VALGRIND valgrind)
+_course_require(COURSE_VALGRIND "valgrind for the CPU memory checks (test label valgrind)" valgrind)
 
 file(REMOVE ${CMAKE_BINARY_DIR}/missing-debian-packages.txt)
 if(_course_missing_packages)
