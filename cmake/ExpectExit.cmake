@@ -1,12 +1,12 @@
 # Runs COMMAND with ARGS ('|'-separated) and checks the course's exit-code contract (cmake -P):
 # the exit code is EXPECTED_EXIT; if EXPECTED_STDERR is given, stderr is one line matching it;
 # if EXPECTED_STDOUT is given, stdout matches it.
-# With PROBE (course_device_info) given: when no GPU is usable and the run needs one
+# With PROBE (course_device_info) given and exit 3 expected: when no GPU is usable and the run needs one
 # (COURSE_REQUIRE_GPU, --require-gpu or --skip-cpu), the only right error is the missing GPU,
 # so the expected one becomes "a GPU is required" whatever EXPECTED_STDERR said.
 cmake_minimum_required(VERSION 3.25)  # a -P script has no policies set otherwise (IN_LIST below)
 string(REPLACE "|" ";" args "${ARGS}")
-if(DEFINED PROBE AND NOT PROBE STREQUAL "")
+if(DEFINED PROBE AND NOT PROBE STREQUAL "" AND EXPECTED_EXIT EQUAL 3)
   set(needs_gpu OFF)
   if(DEFINED ENV{COURSE_REQUIRE_GPU} AND NOT "$ENV{COURSE_REQUIRE_GPU}" STREQUAL "" AND
      NOT "$ENV{COURSE_REQUIRE_GPU}" STREQUAL "0")

@@ -22,3 +22,14 @@ add_test(NAME docs.commands
          COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands
            ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 set_tests_properties(docs.commands PROPERTIES LABELS cpu TIMEOUT 1200 RESOURCE_LOCK gpu)
+
+# COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
+# written for "out of memory" must accept, and only accept, the missing GPU as the reason.
+if(TARGET 01_vector_exp)
+  add_test(NAME common.exit3_when_gpu_required_and_absent
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:01_vector_exp> "-DARGS=--length|68719476736"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=out of (GPU|host) memory" -DPROBE=$<TARGET_FILE:course_device_info>
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.exit3_when_gpu_required_and_absent PROPERTIES LABELS cpu TIMEOUT 60
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
+endif()
