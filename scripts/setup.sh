@@ -97,9 +97,19 @@ course_prepare_build_dir() {
 }
 
 # Reads a Makefile build's output and prints one line per target built ("[ 45%] Built target X"),
-# so a build of minutes shows progress without its hundreds of lines.
+# and, while a large target compiles, the file being compiled at most every 15 seconds: a build
+# of minutes shows progress without its hundreds of lines.
 course_build_progress() {
-  awk '/^\[ *[0-9]+%\] Built target / { print "   " $0; fflush() }'
+  local line last=$SECONDS
+  while IFS= read -r line; do
+    if [[ "$line" =~ ^\[\ *[0-9]+%\]\ Built\ target ]]; then
+      echo "   $line"
+      last=$SECONDS
+    elif [[ "$line" =~ ^\[\ *[0-9]+%\]\ Building ]] && ((SECONDS - last >= 15)); then
+      echo "   $line"
+      last=$SECONDS
+    fi
+  done
 }
 
 # Builds a configured preset: progress lines here, the whole output in build/build-<preset>.log,
