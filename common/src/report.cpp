@@ -200,7 +200,8 @@ void Report::print(std::ostream& out) const {
     out << std::setw(11) << format_ms(row.time->median_ms) << std::setw(10) << format_ms(row.time->min_ms)
         << std::setw(10) << format_ms(row.time->max_ms);
     const auto throughput = row.throughput(unit_);
-    out << std::setw(14) << (throughput ? format_throughput(*throughput, row.unit_or(unit_).name) : "-");
+    // A leading space keeps a long number from running into the previous column.
+    out << std::setw(14) << (throughput ? " " + format_throughput(*throughput, row.unit_or(unit_).name) : "-");
     const Ceiling* ceiling = row_ceiling(row);
     out << std::setw(9)
         << (throughput && ceiling ? format_fixed(100.0 * *throughput / ceiling->value, 1) + "%" : "-");
