@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Lesson 05: render an escape-count image written by 05_mandelbrot as a PNG (matplotlib).
+
+The lesson writes the counts as an 8-bit PGM (or PPM) whose header comment says where the image
+sits in the complex plane:
+    # mandelbrot view X_MIN X_MAX Y_MIN Y_MAX iters N precision FP32
+and how grey levels relate to counts (0 = interior, else 1 + 254 ln(1 + count) / ln(max_iters)).
+This script draws the grey levels through a colour map, with the real and imaginary axes
+labelled in the complex plane, and a colour bar in escape counts.
+
+    python3 05_mandelbrot/plot_mandelbrot.py set.pgm --out set.png [--cmap magma] [--title TEXT]
+"""
+import argparse
+import math
+import sys
+
+
+def read_pnm(path):
+    """Returns (width, height, channels, pixel bytes, comment lines) of a binary PGM/PPM."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+    tokens, comments = [], []
+    while len(tokens) < 4:
+        if pos >= len(data):
+            raise ValueError(f"{path}: truncated header")
+        c = data[pos:pos + 1]
+        if c == b"#":
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            comments.append(data[pos + 1:end].decode("utf-8", "replace").strip())
+            pos = end + 1
+        elif c.isspace():
+            pos += 1
+        else:
+            start = pos
+            while pos < len(data) and not data[pos:pos + 1].isspace() and data[pos:pos + 1] != b"#":
+                pos += 1
+            tokens.append(data[start:pos].decode("ascii", "replace"))
+    pos += 1  # the single whitespace byte after maxval
+    magic, width, height, maxval = tokens[0], int(tokens[1]), int(tokens[2]), int(tokens[3])
+    if magic not in ("P5", "P6") or maxval != 255:
+        raise ValueError(f"{path}: not an 8-bit binary PGM/PPM")
+    channels = 1 if magic == "P5" else 3
+    pixels = data[pos:pos + width * height * channels]
+    if len(pixels) != width * height * channels:
+        raise ValueError(f"{path}: truncated pixels")
+    return width, height, channels, pixels, comments
+
+
+def parse_view(comments):
+    """The view, iteration limit and precision from the lesson's header comment."""
+    for line in comments:
+        parts = line.split()
+        if len(parts) >= 10 and parts[0] == "mandelbrot" and parts[1] == "view":
+            x0, x1, y0, y1 = (float(v) for v in parts[2:6])
+            return (x0, x1, y0, y1), int(parts[7]), parts[9]
+    return None, None, None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("image", help="a .pgm or .ppm written by 05_mandelbrot --image")
+    parser.add_argument("--out", required=True, help="the PNG to write")
+    parser.add_argument("--cmap", default="magma", help="matplotlib colour map for grey images (default magma)")
+    parser.add_argument("--title", default=None)
+    parser.add_argument("--dpi", type=int, default=150)
+    args = parser.parse_args(argv)
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    width, height, channels, pixels, comments = read_pnm(args.image)
+    view, iters, precision = parse_view(comments)
+    import numpy as np  # matplotlib's own dependency
+    # Row 0 is the top of the image (the largest imaginary part), as imshow expects.
+    rows = np.frombuffer(pixels, dtype=np.uint8).reshape((height, width) if channels == 1 else (height, width, 3))
+
+    aspect = height / width
+    fig_w = 8.0
+    fig, ax = plt.subplots(figsize=(fig_w, fig_w * 0.8 * aspect + 0.9))
+    extent = None
+    if view is not None:
+        x0, x1, y0, y1 = view
+        # Each pixel's sample point is its top-left corner: pixel (c, r) covers [x0 + c dx, x0 + (c+1) dx).
+        extent = (x0, x1, y0, y1)
+    if channels == 1:
+        image = ax.imshow(rows, cmap=args.cmap, vmin=0, vmax=255, extent=extent, interpolation="nearest")
+        if iters:
+            # Colour bar ticks in escape counts: level = 1 + 254 ln(1 + n) / ln(iters).
+            bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+            counts = sorted({1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 100000, iters - 1})
+            counts = [n for n in counts if 0 <= n < iters]
+            scale = 254.0 / math.log(iters) if iters > 1 else 0.0
+            levels = [1 + scale * math.log1p(n) for n in counts] + [0]
+            labels = [str(n) for n in counts] + [f"{iters} (in the set)"]
+            bar.ax.yaxis.set_major_locator(FixedLocator(levels))
+            bar.ax.yaxis.set_major_formatter(FixedFormatter(labels))
+            bar.set_label("escape count (log scale)")
+    else:
+        ax.imshow(rows, extent=extent, interpolation="nearest")
+    if view is not None:
+        ax.set_xlabel("Re(c)")
+        ax.set_ylabel("Im(c)")
+        span = x1 - x0
+        if span < 1e-3:  # deep zooms: offsets from the centre read better than 15-digit ticks
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            ax.set_xlabel(f"Re(c) - ({cx:.15g})")
+            ax.set_ylabel(f"Im(c) - ({cy:.15g})")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v - cx:.2e}"))
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v - cy:.2e}"))
+            plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+    else:
+        ax.set_axis_off()
+    title = args.title
+    if title is None:
+        title = f"Mandelbrot set, {width} x {height}"
+        if iters:
+            title += f", {iters} iterations, {precision}"
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=args.dpi)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
