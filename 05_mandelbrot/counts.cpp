@@ -184,22 +184,39 @@ CountStats count_stats(std::span<const std::uint32_t> counts, int max_iters) {
   return stats;
 }
 
+ShadeRange shade_range(std::span<const std::uint32_t> counts, int max_iters) {
+  ShadeRange range{static_cast<std::uint32_t>(max_iters), 0};
+  for (const std::uint32_t c : counts) {
+    if (c >= static_cast<std::uint32_t>(max_iters)) continue;  // interior: drawn black, not part of the range
+    range.low = std::min(range.low, c);
+    range.high = std::max(range.high, c);
+  }
+  if (range.low > range.high) range = {0, 0};  // no pixel outside the set
+  return range;
+}
+
 course::Image shade(std::span<const std::uint32_t> counts, int width, int height, int max_iters) {
   course::Image image(width, height, 1);
-  const double scale = max_iters > 1 ? 254.0 / std::log(static_cast<double>(max_iters)) : 0.0;
+  const ShadeRange range = shade_range(counts, max_iters);
+  const double low = std::log1p(static_cast<double>(range.low));
+  const double span = std::log1p(static_cast<double>(range.high)) - low;
+  const double scale = span > 0 ? 254.0 / span : 0.0;
   for (std::size_t i = 0; i < counts.size() && i < image.pixels.size(); ++i) {
-    const std::uint32_t c = std::min<std::uint32_t>(counts[i], static_cast<std::uint32_t>(max_iters));
+    const std::uint32_t c = counts[i];
     image.pixels[i] = c >= static_cast<std::uint32_t>(max_iters)
                           ? 0
-                          : static_cast<std::uint8_t>(1 + std::lround(scale * std::log1p(static_cast<double>(c))));
+                          : static_cast<std::uint8_t>(1 + std::lround(scale * (std::log1p(static_cast<double>(c)) - low)));
   }
   return image;
 }
 
-std::string image_comment(const View& view, int max_iters, Precision precision, const std::string& source) {
+std::string image_comment(const View& view, int max_iters, Precision precision, ShadeRange range,
+                          const std::string& source) {
   return "mandelbrot view " + number(view.x_min) + " " + number(view.x_max) + " " + number(view.y_min) + " " +
          number(view.y_max) + " iters " + std::to_string(max_iters) + " precision " + precision_name(precision) +
-         "\nshade: 0 = interior (max_iters), else 1 + 254 ln(1 + count) / ln(max_iters)\nfrom " + source;
+         " counts " + std::to_string(range.low) + " " + std::to_string(range.high) +
+         "\nshade: 0 = interior (max_iters), else 1 + 254 (ln(1 + count) - ln(1 + low)) / (ln(1 + high) - ln(1 + low))" +
+         "\nfrom " + source;
 }
 
 void check_image_path(const std::string& path) {

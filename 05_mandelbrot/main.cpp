@@ -389,7 +389,9 @@ int run(int argc, char** argv) {
   print_rates(rates);
   if (!lesson.image_path.empty()) {
     mandelbrot::write_counts_image(lesson.image_path, last.counts, width, lesson.height, lesson.iters,
-                                   mandelbrot::image_comment(view, lesson.iters, last_precision, last.source));
+                                   mandelbrot::image_comment(view, lesson.iters, last_precision,
+                                                             mandelbrot::shade_range(last.counts, lesson.iters),
+                                                             last.source));
     std::printf("\nImage: %s (%s)\n", lesson.image_path.c_str(), last.source.c_str());
   }
   if (!options.json_path.empty()) report.write_json(options.json_path);

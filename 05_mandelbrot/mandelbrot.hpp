@@ -148,11 +148,18 @@ struct CountStats {
 };
 CountStats count_stats(std::span<const std::uint32_t> counts, int max_iters);
 
-// The counts as an 8-bit grey image: interior (max_iters) black, others 1 + 254 log(1 + n) /
-// log(max_iters), so the many low counts far from the set stay distinguishable from each other.
+// The counts as an 8-bit grey image: interior (max_iters) black, the others spread over 1..255 on
+// a log scale between the lowest and highest count outside the set in this image (a deep zoom
+// has counts from 2,000 to 3,000, say, and would be one flat colour on a scale from 0).
+struct ShadeRange {
+  std::uint32_t low = 0, high = 0;  // lowest and highest count below max_iters
+};
+ShadeRange shade_range(std::span<const std::uint32_t> counts, int max_iters);
 course::Image shade(std::span<const std::uint32_t> counts, int width, int height, int max_iters);
-// The header comment that tells plot_mandelbrot.py where the image sits in the complex plane.
-std::string image_comment(const View& view, int max_iters, Precision precision, const std::string& source);
+// The header comment that tells plot_mandelbrot.py where the image sits in the complex plane
+// and which counts its grey levels stand for.
+std::string image_comment(const View& view, int max_iters, Precision precision, ShadeRange range,
+                          const std::string& source);
 // Writes the counts as PGM (".pgm") or, through the course colour map, PPM (".ppm"); atomic.
 void write_counts_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
                         int max_iters, const std::string& comment);

@@ -3,8 +3,9 @@
 
 The lesson writes the counts as an 8-bit PGM (or PPM) whose header comment says where the image
 sits in the complex plane:
-    # mandelbrot view X_MIN X_MAX Y_MIN Y_MAX iters N precision FP32
-and how grey levels relate to counts (0 = interior, else 1 + 254 ln(1 + count) / ln(max_iters)).
+    # mandelbrot view X_MIN X_MAX Y_MIN Y_MAX iters N precision FP32 counts LOW HIGH
+and which counts the grey levels stand for ("counts LOW HIGH": 0 = interior, else a log scale
+from LOW at grey 1 to HIGH at grey 255).
 This script draws the grey levels through a colour map, with the real and imaginary axes
 labelled in the complex plane, and a colour bar in escape counts.
 
@@ -49,13 +50,13 @@ def read_pnm(path):
 
 
 def parse_view(comments):
-    """The view, iteration limit and precision from the lesson's header comment."""
+    """The view, iteration limit, precision and shaded count range from the lesson's header."""
     for line in comments:
         parts = line.split()
-        if len(parts) >= 10 and parts[0] == "mandelbrot" and parts[1] == "view":
+        if len(parts) >= 13 and parts[0] == "mandelbrot" and parts[1] == "view":
             x0, x1, y0, y1 = (float(v) for v in parts[2:6])
-            return (x0, x1, y0, y1), int(parts[7]), parts[9]
-    return None, None, None
+            return (x0, x1, y0, y1), int(parts[7]), parts[9], (int(parts[11]), int(parts[12]))
+    return None, None, None, None
 
 
 def main(argv=None):
@@ -63,6 +64,8 @@ def main(argv=None):
     parser.add_argument("image", help="a .pgm or .ppm written by 05_mandelbrot --image")
     parser.add_argument("--out", required=True, help="the PNG to write")
     parser.add_argument("--cmap", default="magma", help="matplotlib colour map for grey images (default magma)")
+    parser.add_argument("--scale", choices=("equalized", "log"), default="equalized",
+                        help="colours by histogram equalisation (default) or by the lesson's log scale of counts")
     parser.add_argument("--title", default=None)
     parser.add_argument("--dpi", type=int, default=150)
     args = parser.parse_args(argv)
@@ -70,11 +73,11 @@ def main(argv=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np  # matplotlib's own dependency
     from matplotlib.ticker import FixedFormatter, FixedLocator
 
     width, height, channels, pixels, comments = read_pnm(args.image)
-    view, iters, precision = parse_view(comments)
-    import numpy as np  # matplotlib's own dependency
+    view, iters, precision, count_range = parse_view(comments)
     # Row 0 is the top of the image (the largest imaginary part), as imshow expects.
     rows = np.frombuffer(pixels, dtype=np.uint8).reshape((height, width) if channels == 1 else (height, width, 3))
 
@@ -82,35 +85,55 @@ def main(argv=None):
     fig_w = 8.0
     fig, ax = plt.subplots(figsize=(fig_w, fig_w * 0.8 * aspect + 0.9))
     extent = None
+    deep = False
     if view is not None:
         x0, x1, y0, y1 = view
-        # Each pixel's sample point is its top-left corner: pixel (c, r) covers [x0 + c dx, x0 + (c+1) dx).
-        extent = (x0, x1, y0, y1)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        deep = x1 - x0 < 1e-3  # deep zooms: axes as offsets from the centre, not 15-digit ticks
+        extent = (x0 - cx, x1 - cx, y0 - cy, y1 - cy) if deep else (x0, x1, y0, y1)
     if channels == 1:
-        image = ax.imshow(rows, cmap=args.cmap, vmin=0, vmax=255, extent=extent, interpolation="nearest")
+        # Histogram equalisation (default): each grey level's colour is the fraction of outside
+        # pixels at or below it, so every colour covers about as many pixels. A deep zoom, whose
+        # counts crowd into a narrow band, then shows its structure instead of one flat colour.
+        if args.scale == "equalized":
+            hist = np.bincount(rows.ravel(), minlength=256).astype(float)
+            hist[0] = 0  # the interior stays black
+            cdf = np.cumsum(hist)
+            curve = 1 + 254 * cdf / cdf[-1] if cdf[-1] > 0 else np.arange(256, dtype=float)
+            curve[0] = 0
+        else:
+            curve = np.arange(256, dtype=float)
+        image = ax.imshow(curve[rows], cmap=args.cmap, vmin=0, vmax=255, extent=extent, interpolation="nearest")
         if iters:
-            # Colour bar ticks in escape counts: level = 1 + 254 ln(1 + n) / ln(iters).
+            # Colour bar ticks in escape counts. The lesson's grey level of count n is
+            # 1 + 254 (ln(1 + n) - ln(1 + low)) / (ln(1 + high) - ln(1 + low)); the curve above maps it on.
             bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
-            counts = sorted({1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 100000, iters - 1})
-            counts = [n for n in counts if 0 <= n < iters]
-            scale = 254.0 / math.log(iters) if iters > 1 else 0.0
-            levels = [1 + scale * math.log1p(n) for n in counts] + [0]
-            labels = [str(n) for n in counts] + [f"{iters} (in the set)"]
+            low, high = count_range
+            span = math.log1p(high) - math.log1p(low)
+            scale = 254.0 / span if span > 0 else 0.0
+            candidates = [m * 10 ** e for e in range(0, 9) for m in (1, 2, 5)]
+            counts = sorted({low, high} | {n for n in candidates if low < n < high})
+
+            def position(n):
+                return float(curve[int(round(1 + scale * (math.log1p(n) - math.log1p(low))))])
+
+            ticks = []
+            for n in counts:  # at least 14 colour steps between labels, and above the interior's 0
+                if n != high and (position(n) < 14 or (ticks and position(n) - ticks[-1][1] < 14) or
+                                  position(high) - position(n) < 14):
+                    continue
+                ticks.append((n, position(n)))
+            levels = [0] + [p for _, p in ticks]
+            labels = [f"{iters} (in the set)"] + [str(n) for n, _ in ticks]
             bar.ax.yaxis.set_major_locator(FixedLocator(levels))
             bar.ax.yaxis.set_major_formatter(FixedFormatter(labels))
-            bar.set_label("escape count (log scale)")
+            bar.set_label("escape count" + (" (colours equalised)" if args.scale == "equalized" else " (log scale)"))
     else:
         ax.imshow(rows, extent=extent, interpolation="nearest")
     if view is not None:
-        ax.set_xlabel("Re(c)")
-        ax.set_ylabel("Im(c)")
-        span = x1 - x0
-        if span < 1e-3:  # deep zooms: offsets from the centre read better than 15-digit ticks
-            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-            ax.set_xlabel(f"Re(c) - ({cx:.15g})")
-            ax.set_ylabel(f"Im(c) - ({cy:.15g})")
-            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v - cx:.2e}"))
-            ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v - cy:.2e}"))
+        ax.set_xlabel(f"Re(c) - ({cx:.15g})" if deep else "Re(c)")
+        ax.set_ylabel(f"Im(c) - ({cy:.15g})" if deep else "Im(c)")
+        if deep:
             plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     else:
         ax.set_axis_off()

@@ -222,17 +222,24 @@ TEST(MandelbrotLaunch, ShapesAndLimits) {
 TEST(MandelbrotImage, ShadeAndWriteRoundTrip) {
   const std::vector<std::uint32_t> counts = {0, 1, 19, 20, 10, 20};
   const course::Image image = mandelbrot::shade(counts, 3, 2, 20);
-  EXPECT_EQ(image.pixels[0], 1) << "count 0: the darkest shade outside the set";
-  EXPECT_EQ(image.pixels[2], 255) << "max_iters - 1: the brightest";
+  EXPECT_EQ(image.pixels[0], 1) << "count 0, the lowest: the darkest shade outside the set";
+  EXPECT_EQ(image.pixels[2], 255) << "19, the highest below max_iters: the brightest";
   EXPECT_EQ(image.pixels[3], 0) << "interior: black";
   EXPECT_LT(image.pixels[1], image.pixels[4]);
   const std::string path = (std::filesystem::temp_directory_path() / "mandelbrot_test_image.ppm").string();
-  mandelbrot::write_counts_image(path, counts, 3, 2, 20, mandelbrot::image_comment(kClassic, 20, Precision::f32, "test"));
+  mandelbrot::write_counts_image(path, counts, 3, 2, 20, mandelbrot::image_comment(kClassic, 20, Precision::f32, mandelbrot::shade_range(counts, 20), "test"));
   const course::Image back = course::read_image(path);
   EXPECT_EQ(back.channels, 3);
   EXPECT_EQ(back.pixels, course::apply_colormap(image).pixels);
   ASSERT_FALSE(back.comments.empty());
-  EXPECT_EQ(back.comments[0].rfind("mandelbrot view -2 1 -1 1 iters 20 precision FP32", 0), 0u) << back.comments[0];
+  EXPECT_EQ(back.comments[0], "mandelbrot view -2 1 -1 1 iters 20 precision FP32 counts 0 19");
+  // A deep zoom's counts span a narrow range high up: it still uses every grey level.
+  const std::vector<std::uint32_t> deep = {2000, 2500, 3000, 5000};
+  const course::Image deep_image = mandelbrot::shade(deep, 2, 2, 5000);
+  EXPECT_EQ(deep_image.pixels[0], 1);
+  EXPECT_EQ(deep_image.pixels[2], 255);
+  EXPECT_EQ(deep_image.pixels[3], 0);
+  EXPECT_EQ(mandelbrot::shade_range(std::vector<std::uint32_t>{5, 5}, 5).high, 0u) << "all interior";
   std::filesystem::remove(path);
   EXPECT_THROW(mandelbrot::check_image_path("x.png"), course::UsageError);
   EXPECT_THROW(mandelbrot::check_image_path("/no/such/folder/x.pgm"), course::UsageError);
