@@ -170,6 +170,12 @@ CountCheck compare_counts(std::span<const std::uint32_t> result, std::span<const
   return check;
 }
 
+double natural_mismatch_bound(Precision precision, int max_iters) {
+  if (max_iters <= 100) return precision == Precision::f32 ? 1e-3 : 1e-4;  // the classic view: 0.1% in FP32
+  if (max_iters <= 1000) return precision == Precision::f32 ? 2e-2 : 1e-3;
+  return 0.1;  // deep zooms with thousands of iterations: the orbits are chaotic, the pictures differ visibly
+}
+
 CountStats count_stats(std::span<const std::uint32_t> counts, int max_iters) {
   CountStats stats;
   stats.pixels = counts.size();
