@@ -33,7 +33,7 @@ std::vector<SweepPoint> run_block_sweep(const Frame<T>& frame, int max_iters,
     point.launch = launch_mandelbrot(Kernel::fast, d_counts.data(), frame, max_iters, shape, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     d_counts.copy_to_host(counts);
-    point.check = compare_counts(counts, reference, max_iters, 0.0);
+    point.check = check_counts(counts, reference, max_iters, 0.0);
     point.time = course::time_device(repeat, stream, [&] {
       launch_mandelbrot(Kernel::fast, d_counts.data(), frame, max_iters, shape, stream);
     });

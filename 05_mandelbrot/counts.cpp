@@ -114,60 +114,14 @@ Launch plan_launch(const LaunchShape& shape, int width, int height) {
   return {grid, block};
 }
 
-std::string CountCheck::summary() const {
-  std::ostringstream out;
-  out << (passed ? "passed" : "FAILED") << ": ";
-  if (out_of_range) out << course::format_count(out_of_range) << " counts out of range (never written?), ";
-  out << course::format_count(mismatches) << " of " << course::format_count(count) << " pixels differ ("
-      << course::format_fixed(100.0 * mismatch_fraction(), 4) << "%, allowed "
-      << (allowed_fraction == 0 ? std::string("none") : course::format_fixed(100.0 * allowed_fraction, 3) + "%")
-      << ")";
-  if (mismatches) {
-    out << "; largest difference " << max_difference << " iterations, e.g. pixel " << worst_index << ": "
-        << worst_value << " vs " << worst_reference;
-  }
-  return out.str();
+course::IntegerTolerance count_tolerance(double allowed_fraction, int max_iters) {
+  return allowed_fraction > 0 ? course::IntegerTolerance::at_most(allowed_fraction, max_iters)
+                              : course::IntegerTolerance::exact();
 }
 
-course::VerifyResult CountCheck::to_verify_result() const {
-  course::VerifyResult result;
-  result.count = count;
-  result.mismatches = out_of_range + (passed ? 0 : mismatches);  // tolerated differences are not failures
-  result.max_abs_error = max_difference;
-  result.worst_index = worst_index;
-  result.worst_value = worst_value;
-  result.worst_reference = worst_reference;
-  result.tolerance.abs = allowed_fraction > 0 ? std::numeric_limits<double>::infinity() : 0;
-  result.passed = passed;
-  return result;
-}
-
-CountCheck compare_counts(std::span<const std::uint32_t> result, std::span<const std::uint32_t> reference,
-                          int max_iters, double allowed_fraction) {
-  CountCheck check;
-  check.count = result.size();
-  check.allowed_fraction = allowed_fraction;
-  if (result.size() != reference.size()) {
-    throw course::Error("compare_counts: " + std::to_string(result.size()) + " results against " +
-                        std::to_string(reference.size()) + " reference values");
-  }
-  const auto limit = static_cast<std::uint32_t>(max_iters);
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    const std::uint32_t got = result[i], want = reference[i];
-    if (got > limit) ++check.out_of_range;
-    if (got == want) continue;
-    ++check.mismatches;
-    const std::uint32_t difference = got > want ? got - want : want - got;
-    if (difference > check.max_difference || check.mismatches == 1) {
-      check.max_difference = difference;
-      check.worst_index = i;
-      check.worst_value = got;
-      check.worst_reference = want;
-    }
-  }
-  check.passed = check.out_of_range == 0 && check.count > 0 &&
-                 static_cast<double>(check.mismatches) <= allowed_fraction * static_cast<double>(check.count);
-  return check;
+course::VerifyResult check_counts(std::span<const std::uint32_t> result, std::span<const std::uint32_t> reference,
+                                  int max_iters, double allowed_fraction) {
+  return course::verify_integers(result, reference, count_tolerance(allowed_fraction, max_iters));
 }
 
 double natural_mismatch_bound(Precision precision, int max_iters) {

@@ -6,7 +6,7 @@
 //   mandelbrot_gpu.cu    the 2-D grid-stride kernels, FP32 and FP64, and their launcher
 //   counts.cpp           checking escape counts, their statistics, the image and the views
 //   block_sweep.cpp      the kernel at many block shapes
-//   exercises/julia.cu   the exercise's solution: the Julia set
+//   exercises/           exercise 1, the Julia set: starter and solution (exercises.hpp)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -111,26 +111,13 @@ Launch launch_mandelbrot(Kernel kernel, std::uint32_t* counts, const Frame<T>& f
                          const LaunchShape& shape, cudaStream_t stream);
 
 // ---- Escape counts (counts.cpp) -------------------------------------------------------------
-// Compares integer results with a reference. An element passes when equal; the run passes when
-// no element is out of range (above max_iters: never written, e.g. poison) and the fraction of
-// elements that differ is at most `allowed_fraction` (0: exact).
-// (Kept small and separate so the course's shared integer criteria can replace it.)
-struct CountCheck {
-  std::size_t count = 0;
-  std::size_t mismatches = 0;
-  std::size_t out_of_range = 0;
-  std::uint32_t max_difference = 0;
-  std::size_t worst_index = 0;
-  std::uint32_t worst_value = 0, worst_reference = 0;
-  double allowed_fraction = 0;
-  bool passed = false;
-
-  double mismatch_fraction() const { return count ? static_cast<double>(mismatches) / count : 0.0; }
-  std::string summary() const;
-  course::VerifyResult to_verify_result() const;  // for the report's row
-};
-CountCheck compare_counts(std::span<const std::uint32_t> result, std::span<const std::uint32_t> reference,
-                          int max_iters, double allowed_fraction);
+// Escape counts are integers: a pixel's count is right or off by at least one iteration. The
+// check is course::verify_integers: exact, or with at most `allowed_fraction` of the pixels
+// different, each by at most max_iters, so a pixel nothing wrote (poison: 4,294,967,295) fails
+// whatever the fraction.
+course::IntegerTolerance count_tolerance(double allowed_fraction, int max_iters);
+course::VerifyResult check_counts(std::span<const std::uint32_t> result, std::span<const std::uint32_t> reference,
+                                  int max_iters, double allowed_fraction);
 
 // The fraction of pixels whose counts may differ between the classic kernel (natural arithmetic,
 // contracted by nvcc) and the CPU (natural arithmetic, not contracted). A last-bit difference in z
@@ -180,7 +167,7 @@ struct SweepPoint {
   LaunchShape shape;
   Launch launch;
   course::TimingStats time;
-  CountCheck check;
+  course::VerifyResult check;
 };
 // The fast kernel at every block shape of the sweep (one thread per pixel), then the classic
 // fixed grid of 32x16 blocks of 32x8: each verified exactly against `reference`, then timed.
@@ -189,7 +176,7 @@ std::vector<SweepPoint> run_block_sweep(const Frame<T>& frame, int max_iters,
                                         std::span<const std::uint32_t> reference,
                                         const course::RepeatOptions& repeat, cudaStream_t stream);
 
-// ---- Exercise (exercises/julia.cu) ---------------------------------------------------------
+// ---- Exercise 1 (exercises/) ----------------------------------------------------------------
 // The Julia set of constant k: z starts at the pixel and z = z^2 + k repeats (fused arithmetic),
 // counted like the Mandelbrot set. The GPU solution and a CPU reference the tests compare with.
 template <class T>
@@ -202,7 +189,5 @@ MANDEL_HD inline std::uint32_t julia_count(T zx, T zy, T kx, T ky, int max_iters
   return static_cast<std::uint32_t>(max_iters);
 }
 void julia_cpu(const Frame<float>& frame, float kx, float ky, int max_iters, std::span<std::uint32_t> counts);
-void launch_julia(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters,
-                  Shape block, cudaStream_t stream);
 
 }  // namespace mandelbrot

@@ -14,6 +14,7 @@
 #include "course/errors.hpp"
 #include "course/image.hpp"
 #include "course/stream.hpp"
+#include "exercises/exercises.hpp"
 #include "gpu_test.hpp"
 #include "mandelbrot.hpp"
 
@@ -173,22 +174,20 @@ TEST(MandelbrotCpu, ClassicImageHasTheExpectedShape) {
 // ---- Checking counts ---------------------------------------------------------------------------
 TEST(MandelbrotCheck, ExactAndBoundedComparisonsFailWhenTheyShould) {
   std::vector<std::uint32_t> reference(10000, 7), result = reference;
-  EXPECT_TRUE(mandelbrot::compare_counts(result, reference, 20, 0).passed);
+  EXPECT_TRUE(mandelbrot::check_counts(result, reference, 20, 0).passed);
   result[1234] = 8;
-  auto check = mandelbrot::compare_counts(result, reference, 20, 0);
+  auto check = mandelbrot::check_counts(result, reference, 20, 0);
   EXPECT_FALSE(check.passed);
   EXPECT_EQ(check.mismatches, 1u);
   EXPECT_EQ(check.worst_index, 1234u);
-  EXPECT_FALSE(check.to_verify_result().passed);
-  EXPECT_TRUE(mandelbrot::compare_counts(result, reference, 20, 1e-4).passed) << "1 of 10,000 is allowed at 0.01%";
+  EXPECT_TRUE(mandelbrot::check_counts(result, reference, 20, 1e-4).passed) << "1 of 10,000 is allowed at 0.01%";
   result[99] = 3;
-  EXPECT_FALSE(mandelbrot::compare_counts(result, reference, 20, 1e-4).passed) << "2 of 10,000 is not";
+  EXPECT_FALSE(mandelbrot::check_counts(result, reference, 20, 1e-4).passed) << "2 of 10,000 is not";
   result = reference;
   result[5] = kPoison;  // a pixel nothing wrote
-  check = mandelbrot::compare_counts(result, reference, 20, 0.5);
-  EXPECT_FALSE(check.passed) << "out of range fails whatever the bound";
-  EXPECT_EQ(check.out_of_range, 1u);
-  EXPECT_FALSE(mandelbrot::compare_counts({}, {}, 20, 0).passed) << "nothing compared is not a pass";
+  check = mandelbrot::check_counts(result, reference, 20, 0.5);
+  EXPECT_FALSE(check.passed) << "a count above max_iters fails whatever the fraction";
+  EXPECT_EQ(check.worst_value, static_cast<double>(kPoison));
 }
 
 TEST(MandelbrotCheck, NaturalBoundsAreTightAtTheClassicView) {
@@ -269,7 +268,7 @@ template <class T>
 void expect_fast_is_exact(const View& view, int width, int height, int iters, const mandelbrot::LaunchShape& shape) {
   const auto reference = cpu_counts<T>(view, width, height, iters, Arithmetic::fused, CpuMethod::openmp);
   const auto counts = gpu_counts<T>(Kernel::fast, view, width, height, iters, shape);
-  const auto check = mandelbrot::compare_counts(counts, reference, iters, 0);
+  const auto check = mandelbrot::check_counts(counts, reference, iters, 0);
   EXPECT_TRUE(check.passed) << (sizeof(T) == 4 ? "FP32 " : "FP64 ") << view.describe() << " " << width << "x"
                             << height << ", " << iters << " iterations, block " << shape.block.describe() << ": "
                             << check.summary();
@@ -308,13 +307,13 @@ TEST(GpuMandelbrot, ClassicKernelDiffersOnlyAtFewBoundaryPixels) {
       const auto natural = cpu_counts<float>(view, 1536, 1024, iters, Arithmetic::natural, CpuMethod::openmp);
       const auto counts = gpu_counts<float>(Kernel::classic, view, 1536, 1024, iters, {});
       const auto check =
-          mandelbrot::compare_counts(counts, natural, iters, mandelbrot::natural_mismatch_bound(Precision::f32, iters));
+          mandelbrot::check_counts(counts, natural, iters, mandelbrot::natural_mismatch_bound(Precision::f32, iters));
       EXPECT_TRUE(check.passed) << "FP32 " << view.describe() << ", " << iters << ": " << check.summary();
       std::printf("FP32 natural, %s, %d iterations: %s\n", view.describe().c_str(), iters, check.summary().c_str());
       const auto natural64 = cpu_counts<double>(view, 1536, 1024, iters, Arithmetic::natural, CpuMethod::openmp);
       const auto counts64 = gpu_counts<double>(Kernel::classic, view, 1536, 1024, iters, {});
       const auto check64 =
-          mandelbrot::compare_counts(counts64, natural64, iters, mandelbrot::natural_mismatch_bound(Precision::f64, iters));
+          mandelbrot::check_counts(counts64, natural64, iters, mandelbrot::natural_mismatch_bound(Precision::f64, iters));
       EXPECT_TRUE(check64.passed) << "FP64 " << view.describe() << ", " << iters << ": " << check64.summary();
       std::printf("FP64 natural, %s, %d iterations: %s\n", view.describe().c_str(), iters, check64.summary().c_str());
     }
@@ -351,9 +350,10 @@ TEST(GpuMandelbrot, AnUnwrittenRowFailsVerification) {
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::uint32_t> counts(pixels_of(width, height));
   d_counts.copy_to_host(counts);
-  const auto check = mandelbrot::compare_counts(counts, reference, 50, 0.5);
-  EXPECT_FALSE(check.passed);
-  EXPECT_EQ(check.out_of_range, static_cast<std::size_t>(width));
+  const auto check = mandelbrot::check_counts(counts, reference, 50, 0.5);
+  EXPECT_FALSE(check.passed) << check.summary();
+  EXPECT_EQ(check.mismatches, static_cast<std::size_t>(width)) << "the last row";
+  EXPECT_EQ(check.worst_value, static_cast<double>(kPoison));
 }
 
 TEST(GpuMandelbrot, ABlockOverTheLimitIsRefusedBeforeLaunch) {
@@ -365,8 +365,10 @@ TEST(GpuMandelbrot, ABlockOverTheLimitIsRefusedBeforeLaunch) {
 }
 
 // ---- Exercise 1: the Julia set ---------------------------------------------------------------------
-TEST(GpuJulia, SolutionMatchesTheCpuExactly) {
-  COURSE_REQUIRE_GPU_OR_SKIP();
+using JuliaLauncher = void (*)(std::uint32_t*, const Frame<float>&, float, float, int, mandelbrot::Shape, cudaStream_t);
+
+// The launcher's counts against julia_cpu at three sizes; the first failure's summary, or "".
+std::string julia_failure(JuliaLauncher launch) {
   const View view{-1.6, 1.6, -1.0, 1.0};
   for (const auto& [width, height] : std::vector<std::pair<int, int>>{{1, 1}, {333, 211}, {640, 400}}) {
     const Frame<float> frame = mandelbrot::make_frame<float>(view, width, height);
@@ -374,12 +376,27 @@ TEST(GpuJulia, SolutionMatchesTheCpuExactly) {
     mandelbrot::julia_cpu(frame, -0.8f, 0.156f, 300, expected);
     course::DeviceBuffer<std::uint32_t> d_counts(counts.size());
     d_counts.poison();
-    mandelbrot::launch_julia(d_counts.data(), frame, -0.8f, 0.156f, 300, {16, 16}, nullptr);
+    launch(d_counts.data(), frame, -0.8f, 0.156f, 300, {16, 16}, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     d_counts.copy_to_host(counts);
-    const auto check = mandelbrot::compare_counts(counts, expected, 300, 0);
-    EXPECT_TRUE(check.passed) << width << "x" << height << ": " << check.summary();
+    const auto check = mandelbrot::check_counts(counts, expected, 300, 0);
+    if (!check.passed) return std::to_string(width) + "x" + std::to_string(height) + ": " + check.summary();
   }
+  return "";
+}
+
+TEST(GpuJulia, SolutionMatchesTheCpuExactly) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::string failure = julia_failure(mandelbrot::exercises::launch_julia_solution);
+  EXPECT_EQ(failure, "");
+}
+
+// The starter as shipped writes nothing: the check must say so.
+TEST(GpuJulia, StarterAsShippedFailsVerification) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::string failure = julia_failure(mandelbrot::exercises::launch_julia_starter);
+  EXPECT_NE(failure.find("FAILED"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("4294967295"), std::string::npos) << "the poison is what was read back: " << failure;
 }
 
 TEST(JuliaCpu, KnownPoints) {

@@ -5,13 +5,13 @@
 // and the kernel's arguments change; the 2-D grid-stride loops stay. julia_count (mandelbrot.hpp)
 // uses the fused arithmetic, so the CPU's julia_cpu gives the same counts exactly, and the test
 // GpuJulia.SolutionMatchesTheCpuExactly checks that.
-// The starter is julia_starter.cu.txt next to this file: the same kernel with its body to write.
+// The starter is julia_starter.cu next to this file: the same kernel with its body to write.
 #include <cuda_runtime.h>
 
 #include "course/check.hpp"
-#include "mandelbrot.hpp"
+#include "exercises/exercises.hpp"
 
-namespace mandelbrot {
+namespace mandelbrot::exercises {
 
 namespace {
 
@@ -30,13 +30,13 @@ __global__ void julia_kernel(std::uint32_t* __restrict__ counts, Frame<float> fr
 
 }  // namespace
 
-void launch_julia(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters, Shape block,
+void launch_julia_solution(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters, Shape block,
                   cudaStream_t stream) {
   const Launch launch = plan_launch({block, {0, 0}}, frame.width, frame.height);
   julia_kernel<<<dim3(static_cast<unsigned>(launch.grid.x), static_cast<unsigned>(launch.grid.y)),
                  dim3(static_cast<unsigned>(block.x), static_cast<unsigned>(block.y)), 0, stream>>>(
       counts, frame, kx, ky, max_iters);
-  CUDA_CHECK_LAUNCH("julia_kernel");
+  CUDA_CHECK_LAUNCH("julia_kernel (solution)");
 }
 
-}  // namespace mandelbrot
+}  // namespace mandelbrot::exercises
