@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "course/check.hpp"
@@ -367,8 +368,8 @@ TEST(GpuMandelbrot, ABlockOverTheLimitIsRefusedBeforeLaunch) {
 // ---- Exercise 1: the Julia set ---------------------------------------------------------------------
 using JuliaLauncher = void (*)(std::uint32_t*, const Frame<float>&, float, float, int, mandelbrot::Shape, cudaStream_t);
 
-// The launcher's counts against julia_cpu at three sizes; the first failure's summary, or "".
-std::string julia_failure(JuliaLauncher launch) {
+// The launcher's counts against julia_cpu at three sizes: the first failed check, if any.
+std::optional<course::VerifyResult> julia_failure(JuliaLauncher launch) {
   const View view{-1.6, 1.6, -1.0, 1.0};
   for (const auto& [width, height] : std::vector<std::pair<int, int>>{{1, 1}, {333, 211}, {640, 400}}) {
     const Frame<float> frame = mandelbrot::make_frame<float>(view, width, height);
@@ -380,23 +381,24 @@ std::string julia_failure(JuliaLauncher launch) {
     CUDA_CHECK(cudaDeviceSynchronize());
     d_counts.copy_to_host(counts);
     const auto check = mandelbrot::check_counts(counts, expected, 300, 0);
-    if (!check.passed) return std::to_string(width) + "x" + std::to_string(height) + ": " + check.summary();
+    if (!check.passed) return check;
   }
-  return "";
+  return std::nullopt;
 }
 
 TEST(GpuJulia, SolutionMatchesTheCpuExactly) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  const std::string failure = julia_failure(mandelbrot::exercises::launch_julia_solution);
-  EXPECT_EQ(failure, "");
+  const auto failure = julia_failure(mandelbrot::exercises::launch_julia_solution);
+  EXPECT_FALSE(failure.has_value()) << failure->summary();
 }
 
 // The starter as shipped writes nothing: the check must say so.
 TEST(GpuJulia, StarterAsShippedFailsVerification) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  const std::string failure = julia_failure(mandelbrot::exercises::launch_julia_starter);
-  EXPECT_NE(failure.find("FAILED"), std::string::npos) << failure;
-  EXPECT_NE(failure.find("4294967295"), std::string::npos) << "the poison is what was read back: " << failure;
+  const auto failure = julia_failure(mandelbrot::exercises::launch_julia_starter);
+  ASSERT_TRUE(failure.has_value()) << "the starter as shipped must not pass";
+  EXPECT_EQ(failure->worst_value, static_cast<double>(kPoison)) << "the poison is what was read back: "
+                                                                 << failure->summary();
 }
 
 TEST(JuliaCpu, KnownPoints) {
