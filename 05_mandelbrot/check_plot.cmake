@@ -1,5 +1,7 @@
 # Test of plot_mandelbrot.py (cmake -P): the lesson writes a small image on the CPU, the plot
-# module renders it, and the PNG must be a real image. Variables: LESSON, PYTHON, SCRIPT, OUT_DIR.
+# module renders it, and the PNG must be a real image; then scripts/plot.py (COURSE_PLOT) draws the
+# block sweep of a real run (SWEEP_JSON) through the module's plot(). Variables: LESSON, PYTHON,
+# SCRIPT, OUT_DIR, COURSE_PLOT, SWEEP_JSON.
 if(NOT PYTHON)
   message(FATAL_ERROR "no Python interpreter with matplotlib was found at configure time")
 endif()
@@ -15,12 +17,18 @@ execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${OUT_DIR}/set.pgm" --out "${OU
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "plot_mandelbrot.py failed (exit ${result})")
 endif()
-file(READ "${OUT_DIR}/set.png" head LIMIT 8 HEX)
-if(NOT head STREQUAL "89504e470d0a1a0a")
-  message(FATAL_ERROR "${OUT_DIR}/set.png is not a PNG")
+execute_process(COMMAND "${PYTHON}" "${COURSE_PLOT}" "${SWEEP_JSON}" --out "${OUT_DIR}" RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "scripts/plot.py failed (exit ${result}) on ${SWEEP_JSON}")
 endif()
-file(SIZE "${OUT_DIR}/set.png" size)
-if(size LESS 2000)
-  message(FATAL_ERROR "${OUT_DIR}/set.png is suspiciously small (${size} bytes)")
-endif()
-message("plot_mandelbrot.py wrote ${OUT_DIR}/set.png (${size} bytes)")
+foreach(png IN ITEMS set.png 05_mandelbrot_block_sweep.png)
+  file(READ "${OUT_DIR}/${png}" head LIMIT 8 HEX)
+  if(NOT head STREQUAL "89504e470d0a1a0a")
+    message(FATAL_ERROR "${OUT_DIR}/${png} is not a PNG")
+  endif()
+  file(SIZE "${OUT_DIR}/${png}" size)
+  if(size LESS 2000)
+    message(FATAL_ERROR "${OUT_DIR}/${png} is suspiciously small (${size} bytes)")
+  endif()
+  message("wrote ${OUT_DIR}/${png} (${size} bytes)")
+endforeach()
