@@ -332,7 +332,9 @@ void run_gpu(const GpuRun& run) {
   };
   nlohmann::json demo = nlohmann::json::array();
   std::printf("Contraction (--fmad=true fuses a * x + y into one FMA, one rounding instead of two):\n");
-  for (const float value : {a, kDemoA}) {
+  std::vector<float> demo_values = {a};
+  if (a != kDemoA) demo_values.push_back(kDemoA);
+  for (const float value : demo_values) {
     const std::vector<float> fused_out = outputs(fused_function, value);
     const Difference difference = compare_bits(fused_out, outputs(cubin_function, value));
     const course::VerifyResult check =
