@@ -9,9 +9,13 @@ For each lesson found it writes, as the data allow:
                              measured in the same runs as a dashed line (needs two sizes or more)
   <lesson>_launch_sweep.png  bandwidth against threads per block and grid size (extra.launch_sweep)
   <lesson>_timeline.png      a Gantt chart of copies and kernels per stream (extra.timeline)
+  and whatever the lesson's own plot module draws: <lesson folder>/plot_*.py, each with a
+  function plot(reports, out_dir, course) that returns the paths it wrote (course is this
+  module, for provenance() and ran()).
 Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
 """
 import argparse
+import importlib.util
 import json
 import sys
 from collections import defaultdict
@@ -80,13 +84,15 @@ def plot_throughput(reports, out_dir):
     reports = sorted(reports, key=lambda r: r["size"]["value"])
     if len({r["size"]["value"] for r in reports}) < 2:
         return None
-    unit = reports[0]["throughput_unit"]
+    unit = next((row.get("unit") for r in reports for row in r["rows"] if ran(row) and row.get("unit")),
+                reports[0]["throughput_unit"])
     series = defaultdict(list)
     ceilings = defaultdict(list)
     for report in reports:
         size = report["size"]["value"]
         for row in report["rows"]:
-            if ran(row) and row["throughput"] is not None and row["role"] != "gpu_end_to_end":
+            if (ran(row) and row["throughput"] is not None and row["role"] != "gpu_end_to_end"
+                    and row.get("unit", unit) == unit):
                 series[(row["target"], row["variant"])].append((size, row["throughput"]))
         for ceiling in report["ceilings"]:
             if ceiling["unit"] == unit:
@@ -168,6 +174,20 @@ def plot_timeline(report, out_dir):
     return path
 
 
+COURSE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def lesson_plot_modules(lesson):
+    """The lesson's own plot modules: <lesson folder>/plot_*.py, loaded by path."""
+    modules = []
+    for file in sorted((COURSE_ROOT / lesson).glob("plot_*.py")):
+        spec = importlib.util.spec_from_file_location(f"{lesson}_{file.stem}", file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    return modules
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", nargs="+", help="JSON files or folders of them")
@@ -194,6 +214,8 @@ def main():
             with_data = [r for r in lesson_reports if r["extra"].get(key)]
             if with_data:
                 written.append(plot(max(with_data, key=lambda r: r["size"]["value"]), out_dir))
+        for module in lesson_plot_modules(lesson):
+            written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
     for path in filter(None, written):
         print(f"wrote {path}")
     return 0

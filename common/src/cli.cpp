@@ -3,7 +3,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include "course/device.hpp"
 #include "course/errors.hpp"
@@ -36,14 +38,49 @@ GpuStatus open_gpu(const CommonOptions& options) {
   return open_gpu(options.device, options.require_gpu);
 }
 
+std::int64_t CommonOptions::dim(const std::string& name) const {
+  for (const auto& [dim_name, value] : dims) {
+    if (dim_name == name) return value;
+  }
+  throw std::out_of_range("no dimension named " + name);
+}
+
 LessonCli::LessonCli(std::string name, std::string description, SizeOption size)
-    : name_(std::move(name)), size_name_(long_name(size.flags)), app_(std::move(description), name_) {
-  options_.size = size.default_value;
-  // Every lesson also accepts --size for its size flag, so scripts can treat lessons alike.
-  const std::string flags = size.flags.find("--size") == std::string::npos ? size.flags + ",--size" : size.flags;
-  app_.add_option(flags, options_.size, size.description)
-      ->check(CLI::Range(std::int64_t{1}, size.max_value))
-      ->capture_default_str();
+    : LessonCli(std::move(name), std::move(description), std::vector<SizeOption>{std::move(size)}) {}
+
+LessonCli::LessonCli(std::string name, std::string description, std::vector<SizeOption> dims,
+                     const std::string& size_flags, const std::string& size_description)
+    : name_(std::move(name)), app_(std::move(description), name_), dims_(std::move(dims)) {
+  if (dims_.empty()) throw std::logic_error("LessonCli: a lesson has at least one dimension");
+  size_name_ = long_name(dims_.front().flags);
+  dim_values_.resize(dims_.size());
+  const bool one_dimension = dims_.size() == 1;
+  for (std::size_t i = 0; i < dims_.size(); ++i) {
+    const SizeOption& dim = dims_[i];
+    dim_values_[i] = dim.default_value;
+    // With one dimension, --size is simply another name of its flag.
+    std::string flags = dim.flags;
+    if (one_dimension && !size_flags.empty() && flags.find("--size") == std::string::npos) flags += "," + size_flags;
+    dim_flags_.push_back(app_.add_option(flags, dim_values_[i], dim.description)
+                             ->check(CLI::Range(dim.min_value, dim.max_value))
+                             ->capture_default_str());
+  }
+  if (!one_dimension && !size_flags.empty()) {
+    std::int64_t low = dims_.front().min_value, high = dims_.front().max_value;
+    for (const SizeOption& dim : dims_) {
+      if (!dim.set_by_size) continue;
+      low = std::max(low, dim.min_value);
+      high = std::min(high, dim.max_value);
+    }
+    size_flag_ = app_.add_option(size_flags, size_value_,
+                                 size_description.empty() ? "sets every dimension at once" : size_description)
+                     ->check(CLI::Range(low, high));
+  }
+  options_.size = dims_.front().default_value;
+  add_common_options();
+}
+
+void LessonCli::add_common_options() {
   app_.add_option("--reps", options_.reps, "timed GPU repetitions (the median is reported)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -93,6 +130,14 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
       throw UsageError("--json: the folder " + parent.string() + " does not exist");
     }
   }
+  options_.dims.clear();
+  for (std::size_t i = 0; i < dims_.size(); ++i) {
+    if (size_flag_ && size_flag_->count() > 0 && dims_[i].set_by_size && dim_flags_[i]->count() == 0) {
+      dim_values_[i] = size_value_;
+    }
+    options_.dims.emplace_back(long_name(dims_[i].flags), dim_values_[i]);
+  }
+  options_.size = dim_values_.front();
   options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
   if (options_.threads > 0) omp_set_num_threads(options_.threads);
   return options_;
