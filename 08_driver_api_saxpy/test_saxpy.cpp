@@ -518,4 +518,21 @@ TEST(GpuSaxpyExercise, EveryTemplateInstanceMatchesTheCpu) {
   }
 }
 
+TEST(GpuSaxpyExercise, TheStarterAsShippedFailsVerification) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/saxpy_template.cu");
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
+      session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, "saxpy_template.cu", target,
+                                                                with_names({"saxpy_ilp<2>"}));
+  const course::driver::Module module(compiled.image.data());
+  const Inputs inputs = random_inputs(1009, course::fresh_seed());
+  const std::vector<float> out = driver_saxpy::run_driver_once(module.function(compiled.lowered_names[0]),
+                                                               driver_saxpy::Launch{4, 128}, 1.1f, inputs.x, inputs.y);
+  const auto check = course::verify(out, driver_saxpy::saxpy_reference(1.1f, inputs.x, inputs.y),
+                                    course::Tolerance::exact());
+  EXPECT_FALSE(check.passed) << "the starter's empty body leaves the poisoned output: it must fail until written";
+}
+
 }  // namespace
