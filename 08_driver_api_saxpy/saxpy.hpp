@@ -4,7 +4,8 @@
 // references (saxpy_cpu.cpp, built without floating-point contraction), run-time compilation
 // (saxpy_rtc.cpp: the embedded kernel source, NVRTC, reading a user's kernel file), the
 // driver-API steps and load timings (saxpy_driver.cpp), and the same kernel built by nvcc and
-// launched with <<<>>> (saxpy_runtime.cu). The kernel itself is saxpy_kernel.cuh.
+// launched with <<<>>> (saxpy_runtime.cu). The kernel itself is saxpy_kernel.cuh. The run's
+// walkthrough, which prints each step's time, is saxpy_steps.hpp (main.cpp only).
 #pragma once
 
 #include <cuda.h>
@@ -139,7 +140,8 @@ class DriverBuffers {
 };
 
 // Runs `function` once on x and y through `buffers` (poisoned output, copies, launch, copy
-// back) and returns out. The tests use it; main.cpp shows the same steps one by one.
+// back) and returns out. The tests use it; main.cpp runs the same steps as rows (the end-to-end
+// row is all of them, in the buffers' own stream).
 std::vector<float> run_driver_once(CUfunction function, const Launch& launch, float a, std::span<const float> x,
                                    std::span<const float> y);
 

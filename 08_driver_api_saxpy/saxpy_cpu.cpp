@@ -16,8 +16,10 @@
 
 namespace driver_saxpy {
 
-// The teaching row: a plain loop. GCC vectorises it at -O3 (and -O2 since GCC 12) anyway.
+// One core, SIMD: the plain loop, which GCC vectorises at -O3 anyway. The pragma says so in the
+// source, and lets GCC drop its run-time check that out does not partly overlap x or y.
 void saxpy_serial(float a, std::span<const float> x, std::span<const float> y, std::span<float> out) {
+#pragma omp simd
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = a * x[i] + y[i];
 }
 
