@@ -3,9 +3,10 @@
 // Teaches: the driver API is the layer under the runtime; its calls return CUresult, named by
 // cuGetErrorName/cuGetErrorString. The names are looked up through the runtime
 // (cudaGetDriverEntryPointByVersion), so code that only *checks* driver results does not need
-// libcuda at link time; a lesson that calls the driver API links CUDA::cuda_driver itself.
+// libcuda at link time. A lesson that calls the driver API links course::driver, which opens
+// libcuda at run time (course/driver.hpp).
 //
-//   CU_CHECK(cuModuleLoadData(&module, image));
+//   CU_CHECK(cu.cuModuleLoadData(&module, image));
 #pragma once
 
 #include <cuda.h>

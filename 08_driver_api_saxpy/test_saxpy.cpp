@@ -1,0 +1,538 @@
+// Tests of lesson 08: the CPU versions and references, run-time compilation (NVRTC needs no GPU:
+// those tests run anywhere), a user's kernel file, launch shapes, and on a GPU the driver-API
+// round trip at awkward sizes, CUBIN against PTX, driver against runtime, contraction, the
+// module and library lookups, contexts, and the exercise. Suites named Gpu* need a GPU (label
+// gpu); the others run anywhere (cpu).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/driver.hpp"
+#include "course/errors.hpp"
+#include "course/nvrtc.hpp"
+#include "course/random.hpp"
+#include "gpu_test.hpp"
+#include "saxpy.hpp"
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Sizes that break sloppy kernels: 1, below and around a float4 group, primes, around the block
+// and around a whole trip of kIlp float4 groups per thread.
+const std::size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 31, 255, 256, 257, 1000, 1009, 4099, 65537, 1000003};
+// 2: every product exact (fused and unfused agree); the others: products that round.
+const float kAValues[] = {driver_saxpy::kA, 1.1f, -0.3f};
+
+struct Inputs {
+  std::vector<float> x, y;
+};
+
+Inputs random_inputs(std::size_t n, std::uint64_t seed) {
+  Inputs inputs{std::vector<float>(n), std::vector<float>(n)};
+  course::fill_normal(inputs.x, seed);
+  course::fill_normal(inputs.y, seed + 1);
+  return inputs;
+}
+
+std::vector<float> cpu_saxpy(float a, const Inputs& inputs) {
+  std::vector<float> out(inputs.x.size(), kNaN);
+  driver_saxpy::saxpy_serial(a, inputs.x, inputs.y, out);
+  return out;
+}
+
+// Bit for bit: memcmp, so even the sign of a zero counts.
+::testing::AssertionResult same_bits(const std::vector<float>& result, const std::vector<float>& expected) {
+  if (result.size() != expected.size()) return ::testing::AssertionFailure() << "sizes differ";
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    if (std::memcmp(&result[i], &expected[i], sizeof(float)) != 0) {
+      return ::testing::AssertionFailure() << "element " << i << " of " << result.size() << ": " << result[i]
+                                           << " vs " << expected[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::string trace(std::size_t n, float a, std::uint64_t seed) {
+  return "n = " + std::to_string(n) + ", a = " + std::to_string(a) + ", seed = " + std::to_string(seed);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+driver_saxpy::CompileOptions with_fmad(bool fmad) {
+  driver_saxpy::CompileOptions options;
+  options.fmad = fmad;
+  return options;
+}
+
+driver_saxpy::CompileOptions with_names(std::vector<std::string> expressions) {
+  driver_saxpy::CompileOptions options;
+  options.name_expressions = std::move(expressions);
+  return options;
+}
+
+int oldest_architecture() { return course::nvrtc::supported_architectures().front(); }
+
+// ---- CPU ----------------------------------------------------------------------------------
+TEST(SaxpyCpu, SerialMatchesTheReferenceExactly) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (float a : kAValues) {
+    for (std::size_t n : kSizes) {
+      SCOPED_TRACE(trace(n, a, seed));
+      const Inputs inputs = random_inputs(n, seed);
+      const auto check = course::verify(cpu_saxpy(a, inputs), driver_saxpy::saxpy_reference(a, inputs.x, inputs.y),
+                                        course::Tolerance::exact());
+      EXPECT_TRUE(check.passed) << check.summary();
+    }
+  }
+}
+
+TEST(SaxpyCpu, ParallelEqualsSerialExactly) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (float a : kAValues) {
+    SCOPED_TRACE(trace(1000003, a, seed));
+    const Inputs inputs = random_inputs(1000003, seed);
+    std::vector<float> parallel(inputs.x.size(), kNaN);
+    driver_saxpy::saxpy_parallel(a, inputs.x, inputs.y, parallel);
+    EXPECT_TRUE(same_bits(parallel, cpu_saxpy(a, inputs))) << "SIMD and threads change nothing without contraction";
+  }
+}
+
+TEST(SaxpyCpu, FusedDiffersOnlyWhereTheProductRounds) {
+  const std::uint64_t seed = course::fresh_seed();
+  const Inputs inputs = random_inputs(100000, seed);
+  for (float a : kAValues) {
+    SCOPED_TRACE(trace(inputs.x.size(), a, seed));
+    std::vector<float> fused(inputs.x.size(), kNaN);
+    driver_saxpy::saxpy_fused_serial(a, inputs.x, inputs.y, fused);
+    const auto check = course::verify(fused, driver_saxpy::saxpy_fused_reference(a, inputs.x, inputs.y),
+                                      course::Tolerance::exact());
+    EXPECT_TRUE(check.passed) << check.summary();
+    const std::vector<float> unfused = cpu_saxpy(a, inputs);
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < fused.size(); ++i) differing += fused[i] != unfused[i];
+    if (a == 2.0f) {
+      EXPECT_EQ(differing, 0u) << "2 * x is exact: one rounding or two give the same result";
+    } else {
+      EXPECT_GT(differing, 0u) << "with a rounded product, an FMA must differ from multiply-then-add somewhere";
+    }
+  }
+}
+
+TEST(SaxpyCpu, AWrongOrMissingElementFailsVerification) {
+  const std::uint64_t seed = course::fresh_seed();
+  const Inputs inputs = random_inputs(5000, seed);
+  const auto reference = driver_saxpy::saxpy_reference(1.1f, inputs.x, inputs.y);
+  auto wrong = cpu_saxpy(1.1f, inputs);
+  wrong[4321] = std::nextafter(wrong[4321], 1e30f);  // 1 ulp off: what an FMA would do
+  EXPECT_FALSE(course::verify(wrong, reference, course::Tolerance::exact()).passed);
+  auto missing = cpu_saxpy(1.1f, inputs);
+  missing[17] = kNaN;  // never written (poisoned)
+  EXPECT_FALSE(course::verify(missing, reference, course::Tolerance::exact()).passed);
+}
+
+// ---- NVRTC: no GPU needed ---------------------------------------------------------------------
+TEST(SaxpyNvrtc, KernelSourceCompilesToPtxWithOneExternCEntry) {
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(driver_saxpy::kernel_source(), driver_saxpy::kKernelSourceName, target);
+  EXPECT_EQ(driver_saxpy::ptx_entries(compiled.ptx), std::vector<std::string>{"saxpy"});
+  ASSERT_FALSE(compiled.image.empty());
+  EXPECT_EQ(compiled.image.back(), '\0') << "the driver reads PTX as a NUL-terminated string";
+  EXPECT_NE(compiled.ptx.find(".target sm_" + std::to_string(target.arch)), std::string::npos);
+  EXPECT_GT(compiled.compile_ms, 0.0);
+}
+
+TEST(SaxpyNvrtc, FmadDecidesWhetherPtxHasFusedMultiplyAdds) {
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const driver_saxpy::Compiled unfused = driver_saxpy::compile(driver_saxpy::kernel_source(), "saxpy.cu", target, with_fmad(false));
+  const driver_saxpy::Compiled fused = driver_saxpy::compile(driver_saxpy::kernel_source(), "saxpy.cu", target, with_fmad(true));
+  // --fmad=false writes the multiply and the add with explicit rounding (mul.rn, add.rn), which
+  // forbids ptxas to fuse them later; --fmad=true writes fma.rn.
+  EXPECT_EQ(unfused.ptx.find("fma.rn.f32"), std::string::npos);
+  EXPECT_NE(unfused.ptx.find("mul.rn.f32"), std::string::npos);
+  EXPECT_NE(fused.ptx.find("fma.rn.f32"), std::string::npos);
+}
+
+TEST(SaxpyNvrtc, CubinIsAnElfImageForTheNewestKnownArchitecture) {
+  const driver_saxpy::CompileTarget target{course::nvrtc::supported_architectures().back(), driver_saxpy::CodeKind::cubin};
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(driver_saxpy::kernel_source(), driver_saxpy::kKernelSourceName, target);
+  ASSERT_GE(compiled.image.size(), 4u);
+  EXPECT_EQ(std::memcmp(compiled.image.data(), "\x7f" "ELF", 4), 0) << "a CUBIN is an ELF file";
+  EXPECT_EQ(driver_saxpy::ptx_entries(compiled.ptx), std::vector<std::string>{"saxpy"});
+}
+
+TEST(SaxpyNvrtc, ABrokenSourceThrowsWithTheCompilerLog) {
+  const std::string path = std::string(SAXPY_TESTS_DIR) + "/broken_kernel.cu";
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  try {
+    driver_saxpy::compile(read_file(path), "broken_kernel.cu", target);
+    FAIL() << "a missing semicolon compiled";
+  } catch (const course::nvrtc::CompileError& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line: " << what;
+    EXPECT_NE(what.find("NVRTC_ERROR_COMPILATION"), std::string::npos) << what;
+    EXPECT_NE(what.find("broken_kernel.cu"), std::string::npos) << what;
+    EXPECT_NE(error.log().find("broken_kernel.cu(5): error"), std::string::npos)
+        << "the log names the file and the line after the missing ';':\n" << error.log();
+  }
+}
+
+TEST(SaxpyNvrtc, AnUnknownOptionIsACompileErrorToo) {
+  course::nvrtc::Program program("__global__ void k() {}", "k.cu");
+  EXPECT_THROW(program.compile({"--no-such-option"}), course::nvrtc::CompileError);
+}
+
+TEST(SaxpyNvrtc, AWrongEntryNameIsAUsageErrorThatListsTheKernels) {
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const std::string path = std::string(SAXPY_TESTS_DIR) + "/user_saxpy.cu";
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(driver_saxpy::read_kernel_file(path), "user_saxpy.cu", target);
+  EXPECT_NO_THROW(driver_saxpy::require_entry(compiled.ptx, "my_saxpy", "user_saxpy.cu"));
+  try {
+    driver_saxpy::require_entry(compiled.ptx, "saxpy", "user_saxpy.cu");
+    FAIL() << "found a kernel that is not there";
+  } catch (const course::UsageError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("--entry"), std::string::npos) << what;
+    EXPECT_NE(what.find("my_saxpy"), std::string::npos) << "the message lists the kernels there: " << what;
+  }
+}
+
+TEST(SaxpyNvrtc, ACxxKernelIsMangledUnlessExternC) {
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(
+      "__global__ void scale(float* p, float s) { p[threadIdx.x] *= s; }\n", "scale.cu", target);
+  const std::vector<std::string> entries = driver_saxpy::ptx_entries(compiled.ptx);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0], "_Z5scalePff");
+  EXPECT_THROW(driver_saxpy::require_entry(compiled.ptx, "scale", "scale.cu"), course::UsageError);
+}
+
+TEST(SaxpyNvrtc, ChoosesTheGpusOwnArchitectureElsePtxItCanJit) {
+  const std::vector<int> known = {75, 80, 86, 89, 90};  // a made-up NVRTC's list
+  const driver_saxpy::CompileTarget own = driver_saxpy::choose_target(86, driver_saxpy::CodeKind::cubin, known);
+  EXPECT_EQ(own.architecture(), "sm_86");
+  EXPECT_EQ(driver_saxpy::choose_target(86, driver_saxpy::CodeKind::ptx, known).architecture(), "compute_86");
+  // A GPU newer than this NVRTC: PTX for the newest it knows, which the driver can JIT forward.
+  EXPECT_EQ(driver_saxpy::choose_target(120, driver_saxpy::CodeKind::cubin, known).architecture(), "compute_90");
+  // 8.7 is not in the list: the newest older one, as PTX.
+  EXPECT_EQ(driver_saxpy::choose_target(87, driver_saxpy::CodeKind::cubin, known).architecture(), "compute_86");
+  // No GPU: the oldest, as PTX (it runs on every newer GPU).
+  EXPECT_EQ(driver_saxpy::choose_target(0, driver_saxpy::CodeKind::cubin, known).architecture(), "compute_75");
+  EXPECT_THROW(driver_saxpy::choose_target(70, driver_saxpy::CodeKind::cubin, known), course::ResourceError);
+}
+
+TEST(SaxpyNvrtc, OptionsCarryTheTargetFmadAndDefines) {
+  const auto options = driver_saxpy::nvrtc_options({90, driver_saxpy::CodeKind::cubin}, {.fmad = false, .defines = {"A=1"}, .name_expressions = {}});
+  const std::vector<std::string> expected = {"--gpu-architecture=sm_90", "--fmad=false", "--generate-line-info",
+                                             "-DSAXPY_ILP=" + std::to_string(driver_saxpy::kIlp), "-DA=1"};
+  EXPECT_EQ(options, expected);
+}
+
+// ---- A user's kernel file -----------------------------------------------------------------------
+TEST(SaxpyKernelFile, MissingEmptyAndDirectoryAreUsageErrors) {
+  const std::string dir = SAXPY_TESTS_DIR;
+  auto message = [](const std::string& path) {
+    try {
+      driver_saxpy::read_kernel_file(path);
+    } catch (const course::UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(dir + "/no_such_kernel.cu").find("does not exist"), std::string::npos);
+  EXPECT_NE(message(dir + "/empty_kernel.cu").find("is empty"), std::string::npos);
+  EXPECT_NE(message(dir).find("is a directory"), std::string::npos);
+  EXPECT_NE(driver_saxpy::read_kernel_file(dir + "/user_saxpy.cu").find("my_saxpy"), std::string::npos);
+}
+
+// ---- Launch shapes ------------------------------------------------------------------------------
+TEST(SaxpyLaunch, GridCoversNAndStopsAtTheWaves) {
+  const std::size_t per_block = 256 * 4 * driver_saxpy::kIlp;  // elements one block covers in one trip
+  EXPECT_EQ(driver_saxpy::saxpy_launch(1, 256, 0, 8, 132).grid, 1u);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(per_block, 256, 0, 8, 132).grid, 1u);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(per_block + 1, 256, 0, 8, 132).grid, 2u);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(driver_saxpy::kClassicLength, 256, 0, 8, 132).grid,
+            static_cast<unsigned>(driver_saxpy::kWaves * 8 * 132));
+  EXPECT_EQ(driver_saxpy::saxpy_launch(driver_saxpy::kClassicLength, 256, 7, 8, 132).grid, 7u) << "--grid is taken as given";
+  EXPECT_EQ(driver_saxpy::saxpy_launch(100, 64, 0, 0, 0).block, 64u);
+  EXPECT_EQ(driver_saxpy::one_thread_per_element(1000, 256).grid, 4u);
+  EXPECT_EQ(driver_saxpy::one_thread_per_element(1, 1024).grid, 1u);
+  EXPECT_THROW(driver_saxpy::one_thread_per_element(std::size_t{1} << 40, 1), course::UsageError);
+  EXPECT_EQ(driver_saxpy::Launch({4224, 256}).describe(), "4,224 blocks of 256 threads");
+}
+
+TEST(SaxpyLaunch, MisalignedPointersAreRefusedBeforeAnyLaunch) {
+  EXPECT_NO_THROW(driver_saxpy::require_aligned(256, 512, 4096));
+  EXPECT_THROW(driver_saxpy::require_aligned(256 + 4, 512, 4096), std::invalid_argument);
+  EXPECT_THROW(driver_saxpy::launch_runtime({1, 32}, 1.0f, reinterpret_cast<const float*>(4), nullptr, nullptr, 10, nullptr),
+               std::invalid_argument);
+}
+
+// ---- The exercise (compiled at run time: no GPU needed) --------------------------------------------
+TEST(SaxpyExercise, NameExpressionsGiveTheMangledNamesOfEachInstance) {
+  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/solution/saxpy_template.cu");
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const driver_saxpy::Compiled compiled =
+      driver_saxpy::compile(source, "saxpy_template.cu", target, with_names({"saxpy_ilp<1>", "saxpy_ilp<4>"}));
+  ASSERT_EQ(compiled.lowered_names.size(), 2u);
+  EXPECT_EQ(compiled.lowered_names[0], "_Z9saxpy_ilpILi1EEvfPKfS1_Pfy");
+  EXPECT_EQ(compiled.lowered_names[1], "_Z9saxpy_ilpILi4EEvfPKfS1_Pfy");
+  const std::vector<std::string> entries = driver_saxpy::ptx_entries(compiled.ptx);
+  EXPECT_EQ(entries.size(), 2u) << "only the instances asked for are compiled";
+  for (const std::string& name : compiled.lowered_names) {
+    EXPECT_NO_THROW(driver_saxpy::require_entry(compiled.ptx, name, "saxpy_template.cu"));
+  }
+}
+
+// ---- GPU: the driver API ----------------------------------------------------------------------------
+// What every driver test does first: cuInit, device 0, its primary context made current (the
+// runtime probe in COURSE_REQUIRE_GPU_OR_SKIP has already created it: the retain shares it).
+struct DriverSession {
+  course::driver::Device device;
+  course::driver::PrimaryContext context;
+};
+
+DriverSession open_driver() {
+  course::driver::init();
+  course::driver::Device device = course::driver::Device::get(0);
+  return {device, course::driver::PrimaryContext(device)};
+}
+
+driver_saxpy::Compiled compile_for(const course::driver::Device& device, driver_saxpy::CodeKind kind,
+                            const driver_saxpy::CompileOptions& options = {}) {
+  const driver_saxpy::CompileTarget target =
+      driver_saxpy::choose_target(device.compute_capability(), kind, course::nvrtc::supported_architectures());
+  return driver_saxpy::compile(driver_saxpy::kernel_source(), driver_saxpy::kKernelSourceName, target, options);
+}
+
+driver_saxpy::Launch lesson_launch(const DriverSession& session, CUfunction function, std::size_t n, int block = 256,
+                            int grid = 0) {
+  return driver_saxpy::saxpy_launch(n, block, grid, course::driver::max_active_blocks_per_sm(function, block),
+                             session.device.sm_count());
+}
+
+TEST(GpuSaxpyDriver, RoundTripMatchesTheCpuBitForBitAtEverySize) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::Compiled cubin = compile_for(session.device, driver_saxpy::CodeKind::cubin);
+  const course::driver::Module module(cubin.image.data());
+  const CUfunction function = module.function(driver_saxpy::kEntry);
+  const std::uint64_t seed = course::fresh_seed();
+  for (float a : kAValues) {
+    for (std::size_t n : kSizes) {
+      SCOPED_TRACE(trace(n, a, seed));
+      const Inputs inputs = random_inputs(n, seed);
+      const std::vector<float> out =
+          driver_saxpy::run_driver_once(function, lesson_launch(session, function, n), a, inputs.x, inputs.y);
+      EXPECT_TRUE(same_bits(out, cpu_saxpy(a, inputs)));
+    }
+  }
+}
+
+TEST(GpuSaxpyDriver, AnyGridCoversEveryElement) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::Compiled cubin = compile_for(session.device, driver_saxpy::CodeKind::cubin);
+  const course::driver::Module module(cubin.image.data());
+  const CUfunction function = module.function(driver_saxpy::kEntry);
+  const std::uint64_t seed = course::fresh_seed();
+  const Inputs inputs = random_inputs(100003, seed);
+  for (const driver_saxpy::Launch launch : {driver_saxpy::Launch{1, 1}, driver_saxpy::Launch{1, 32}, driver_saxpy::Launch{3, 96},
+                                     driver_saxpy::Launch{7, 1024}, driver_saxpy::Launch{100000, 64}}) {
+    SCOPED_TRACE(launch.describe() + ", seed " + std::to_string(seed));
+    EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
+                          cpu_saxpy(1.1f, inputs)));
+  }
+}
+
+TEST(GpuSaxpyDriver, CubinModuleAndPtxLibraryGiveIdenticalResults) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::Compiled cubin = compile_for(session.device, driver_saxpy::CodeKind::cubin);
+  const driver_saxpy::Compiled ptx = compile_for(session.device, driver_saxpy::CodeKind::ptx);
+  ASSERT_EQ(ptx.target.kind, driver_saxpy::CodeKind::ptx);
+  const course::driver::Module module(cubin.image.data());
+  const course::driver::Library library(ptx.image.data());
+  const CUfunction from_cubin = module.function(driver_saxpy::kEntry);
+  // Both ways to launch from a library: the CUkernel cast to CUfunction, and cuKernelGetFunction.
+  const CUfunction kernel_handle = reinterpret_cast<CUfunction>(library.kernel(driver_saxpy::kEntry));
+  const CUfunction from_ptx = library.function(driver_saxpy::kEntry);
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : {std::size_t{1}, std::size_t{257}, std::size_t{1000003}}) {
+    SCOPED_TRACE(trace(n, 1.1f, seed));
+    const Inputs inputs = random_inputs(n, seed);
+    const driver_saxpy::Launch launch = lesson_launch(session, from_cubin, n);
+    const std::vector<float> expected = driver_saxpy::run_driver_once(from_cubin, launch, 1.1f, inputs.x, inputs.y);
+    EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(kernel_handle, launch, 1.1f, inputs.x, inputs.y), expected));
+    EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(from_ptx, launch, 1.1f, inputs.x, inputs.y), expected));
+    EXPECT_TRUE(same_bits(expected, cpu_saxpy(1.1f, inputs)));
+  }
+}
+
+TEST(GpuSaxpyDriver, RuntimeAndDriverShareTheContextAndGiveIdenticalResults) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  EXPECT_TRUE(session.context.was_active()) << "the runtime (the GPU probe) created the primary context first";
+  CUDA_CHECK(cudaSetDevice(0));
+  EXPECT_EQ(course::driver::current_context(), session.context.get()) << "one primary context for both APIs";
+  const driver_saxpy::Compiled cubin = compile_for(session.device, driver_saxpy::CodeKind::cubin);
+  const course::driver::Module module(cubin.image.data());
+  const CUfunction function = module.function(driver_saxpy::kEntry);
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{4099}, std::size_t{1000003}}) {
+    SCOPED_TRACE(trace(n, 1.1f, seed));
+    const Inputs inputs = random_inputs(n, seed);
+    const driver_saxpy::Launch launch = lesson_launch(session, function, n);
+    const std::vector<float> driver_out = driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y);
+
+    course::DeviceBuffer<float> x(n), y(n), out(n);
+    x.copy_from_host(inputs.x);
+    y.copy_from_host(inputs.y);
+    out.poison();
+    const driver_saxpy::Launch runtime_launch =
+        driver_saxpy::saxpy_launch(n, 256, 0, driver_saxpy::runtime_blocks_per_sm(256), session.device.sm_count());
+    driver_saxpy::launch_runtime(runtime_launch, 1.1f, x.data(), y.data(), out.data(), n, nullptr);
+    std::vector<float> runtime_out(n, kNaN);
+    out.copy_to_host(runtime_out);
+    EXPECT_TRUE(same_bits(runtime_out, driver_out));
+
+    // And across the APIs: cudaMalloc'd memory in a driver launch.
+    out.poison();
+    driver_saxpy::launch_driver(function, launch, 1.1f, reinterpret_cast<CUdeviceptr>(x.data()),
+                         reinterpret_cast<CUdeviceptr>(y.data()), reinterpret_cast<CUdeviceptr>(out.data()), n,
+                         nullptr);
+    std::vector<float> mixed_out(n, kNaN);
+    out.copy_to_host(mixed_out);
+    EXPECT_TRUE(same_bits(mixed_out, driver_out));
+  }
+}
+
+TEST(GpuSaxpyDriver, FmadTrueGivesStdFmaBitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::Compiled fused = compile_for(session.device, driver_saxpy::CodeKind::cubin, with_fmad(true));
+  const course::driver::Module module(fused.image.data());
+  const CUfunction function = module.function(driver_saxpy::kEntry);
+  const std::uint64_t seed = course::fresh_seed();
+  const Inputs inputs = random_inputs(100003, seed);
+  SCOPED_TRACE(trace(inputs.x.size(), 1.1f, seed));
+  const std::vector<float> out = driver_saxpy::run_driver_once(function, lesson_launch(session, function, inputs.x.size()),
+                                                        1.1f, inputs.x, inputs.y);
+  std::vector<float> expected(out.size(), kNaN);
+  driver_saxpy::saxpy_fused_serial(1.1f, inputs.x, inputs.y, expected);
+  EXPECT_TRUE(same_bits(out, expected));
+  EXPECT_FALSE(same_bits(out, cpu_saxpy(1.1f, inputs))) << "contraction changes some results when a * x rounds";
+}
+
+TEST(GpuSaxpyDriver, LookupsFindTheKernelAndNothingElse) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::Compiled cubin = compile_for(session.device, driver_saxpy::CodeKind::cubin);
+  const course::driver::Module module(cubin.image.data());
+  EXPECT_EQ(module.function_names(), std::vector<std::string>{"saxpy"});
+  EXPECT_TRUE(module.find_function("saxpy").has_value());
+  EXPECT_FALSE(module.find_function("saxpy_typo").has_value());
+  try {
+    module.function("saxpy_typo");
+    FAIL() << "found a kernel that does not exist";
+  } catch (const course::ApiError& error) {
+    EXPECT_EQ(error.code_name(), "CUDA_ERROR_NOT_FOUND") << error.what();
+  }
+  const course::driver::Library library(cubin.image.data());
+  EXPECT_EQ(library.kernel_names(), std::vector<std::string>{"saxpy"});
+  EXPECT_FALSE(library.find_kernel("saxpy_typo").has_value());
+}
+
+TEST(GpuSaxpyDriver, AUsersKernelRunsWithOneThreadPerElement) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(session.device.compute_capability(), driver_saxpy::CodeKind::cubin,
+                                                           course::nvrtc::supported_architectures());
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(
+      driver_saxpy::read_kernel_file(std::string(SAXPY_TESTS_DIR) + "/user_saxpy.cu"), "user_saxpy.cu", target);
+  const course::driver::Module module(compiled.image.data());
+  const CUfunction function = module.function("my_saxpy");
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : {std::size_t{1}, std::size_t{257}, std::size_t{65537}}) {
+    SCOPED_TRACE(trace(n, 1.1f, seed));
+    const Inputs inputs = random_inputs(n, seed);
+    EXPECT_TRUE(same_bits(
+        driver_saxpy::run_driver_once(function, driver_saxpy::one_thread_per_element(n, 256), 1.1f, inputs.x, inputs.y),
+        cpu_saxpy(1.1f, inputs)));
+  }
+}
+
+TEST(GpuSaxpyDriver, ACreatedContextIsSeparateFromThePrimaryOne) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  {
+    const course::driver::CreatedContext created(session.device);
+    EXPECT_NE(created.get(), session.context.get());
+    EXPECT_EQ(course::driver::current_context(), created.get()) << "cuCtxCreate makes the new context current";
+    // A module loaded here belongs to this context and runs here.
+    const driver_saxpy::Compiled cubin = compile_for(session.device, driver_saxpy::CodeKind::cubin);
+    const course::driver::Module module(cubin.image.data());
+    const CUfunction function = module.function(driver_saxpy::kEntry);
+    const Inputs inputs = random_inputs(4099, course::fresh_seed());
+    EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, driver_saxpy::Launch{8, 128}, 1.1f, inputs.x, inputs.y),
+                          cpu_saxpy(1.1f, inputs)));
+  }
+  session.context.make_current();  // the created context is gone; the primary one is current again
+  EXPECT_EQ(course::driver::current_context(), session.context.get());
+}
+
+TEST(GpuSaxpyExercise, EveryTemplateInstanceMatchesTheCpu) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/solution/saxpy_template.cu");
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(session.device.compute_capability(), driver_saxpy::CodeKind::cubin,
+                                                           course::nvrtc::supported_architectures());
+  const std::vector<std::string> instances = {"saxpy_ilp<1>", "saxpy_ilp<2>", "saxpy_ilp<4>", "saxpy_ilp<8>"};
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, "saxpy_template.cu", target, with_names(instances));
+  const course::driver::Module module(compiled.image.data());
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    const CUfunction function = module.function(compiled.lowered_names[i]);
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1009}, std::size_t{100003}}) {
+      SCOPED_TRACE(instances[i] + ", " + trace(n, 1.1f, seed));
+      const Inputs inputs = random_inputs(n, seed);
+      for (const driver_saxpy::Launch launch : {driver_saxpy::Launch{1, 32}, driver_saxpy::Launch{13, 128}, driver_saxpy::Launch{512, 256}}) {
+        EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
+                              cpu_saxpy(1.1f, inputs)));
+      }
+    }
+  }
+}
+
+TEST(GpuSaxpyExercise, TheStarterAsShippedFailsVerification) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/saxpy_template.cu");
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
+      session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, "saxpy_template.cu", target,
+                                                                with_names({"saxpy_ilp<2>"}));
+  const course::driver::Module module(compiled.image.data());
+  const Inputs inputs = random_inputs(1009, course::fresh_seed());
+  const std::vector<float> out = driver_saxpy::run_driver_once(module.function(compiled.lowered_names[0]),
+                                                               driver_saxpy::Launch{4, 128}, 1.1f, inputs.x, inputs.y);
+  const auto check = course::verify(out, driver_saxpy::saxpy_reference(1.1f, inputs.x, inputs.y),
+                                    course::Tolerance::exact());
+  EXPECT_FALSE(check.passed) << "the starter's empty body leaves the poisoned output: it must fail until written";
+}
+
+}  // namespace
