@@ -85,13 +85,14 @@ std::string extras_message(const CLI::App& app, const std::vector<std::string>& 
 
 int CommonOptions::cpu_threads() const { return omp_get_max_threads(); }
 
-GpuStatus open_gpu(const CommonOptions& options) {
+GpuStatus open_gpu(const CommonOptions& options, bool create_context) {
   if (options.skip_gpu) {
     GpuStatus status;
     status.reason = "--skip-gpu";
     return status;
   }
-  GpuStatus status = open_gpu(options.device, options.require_gpu);
+  GpuStatus status = create_context ? open_gpu(options.device, options.require_gpu)
+                                    : probe_gpu(options.device, options.require_gpu);
   if (!status.usable && options.skip_cpu) {
     // Only the GPU part was asked for: running nothing and exiting 0 would look like success.
     throw ResourceError("a GPU is required by --skip-cpu (it runs only the GPU part) but none is usable: " +

@@ -55,14 +55,7 @@ void Lesson::add_kernel_option(std::vector<std::string>& selected, const std::ve
 
 const CommonOptions& Lesson::parse(int argc, const char* const* argv) {
   const CommonOptions& options = state_->cli.parse(argc, argv);
-  if (!state_->defer_context) {
-    state_->gpu = open_gpu(options);
-  } else if (options.skip_gpu) {
-    state_->gpu = GpuStatus{};
-    state_->gpu.reason = "--skip-gpu";
-  } else {
-    state_->gpu = probe_gpu(options.device, options.require_gpu);
-  }
+  state_->gpu = open_gpu(options, /*create_context=*/!state_->defer_context);
   state_->report.emplace(state_->cli, state_->title, state_->unit);
   state_->report->set_gpu(state_->gpu);
   state_->parsed = true;

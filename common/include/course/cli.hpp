@@ -61,7 +61,9 @@ struct CommonOptions {
 
 // The GPU the command line asks for: --device, failing if --require-gpu (or COURSE_REQUIRE_GPU)
 // and none is usable; not opened at all with --skip-gpu (the status then says so).
-GpuStatus open_gpu(const CommonOptions& options);
+// With create_context false the GPU is only probed (no context yet: lesson 08's driver path
+// creates it); the same rules apply either way.
+GpuStatus open_gpu(const CommonOptions& options, bool create_context = true);
 
 // --help: the text to print; run_lesson prints it and exits 0.
 class HelpRequested : public std::exception {
