@@ -100,11 +100,19 @@ function(add_lesson name)
            COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${smoke_args}"
              -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=a GPU is required"
              -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  # --skip-cpu asks for the GPU part only: without a GPU that is an error, not an empty success.
+  add_test(NAME ${name}.no_gpu_skip_cpu
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${smoke_args}|--skip-cpu"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=a GPU is required by --skip-cpu"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(${name}.no_gpu_skip_cpu PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=0")
   set_tests_properties(${name}.no_gpu PROPERTIES LABELS cpu TIMEOUT 300
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=0")
   set_tests_properties(${name}.no_gpu_required PROPERTIES LABELS cpu TIMEOUT 300
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
 
+  course_add_valgrind_test(${name} ${LESSON_SMOKE_ARGS})  # cmake/Valgrind.cmake
   course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
   course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})
 
@@ -116,8 +124,10 @@ function(add_lesson name)
                  -DPROBE=$<TARGET_FILE:course_device_info> -DLESSON=$<TARGET_FILE:${name}>
                  "-DARGS=${sanitizer_args}"
                  -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
+      # No "gpu" lock: these runs are small and time nothing, so they may share the GPU with
+      # each other and with other tests (ctest -j runs them side by side).
       set_tests_properties(${name}.sanitizer.${tool} PROPERTIES
-        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:" RESOURCE_LOCK gpu)
+        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
     endforeach()
   endif()
 endfunction()
@@ -151,7 +161,7 @@ function(course_register_exit_checks name code)
     math(EXPR index "${index} + 1")
     add_test(NAME ${name}.exit${code}.${index}
              COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${arguments}"
-               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}"
+               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}" -DPROBE=$<TARGET_FILE:course_device_info>
                -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
     set_tests_properties(${name}.exit${code}.${index} PROPERTIES LABELS cpu TIMEOUT 300)
   endforeach()

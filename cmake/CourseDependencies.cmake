@@ -48,6 +48,9 @@ if(NOT COURSE_PLOT_PYTHON)
   endforeach()
 endif()
 _course_require(COURSE_PLOT_PYTHON "Python 3 with matplotlib for the plots" python3-matplotlib)
+# valgrind checks the lessons' CPU code (test label valgrind, cmake/Valgrind.cmake).
+find_program(COURSE_VALGRIND valgrind)
+_course_require(COURSE_VALGRIND "valgrind for the CPU memory checks (test label valgrind)" valgrind)
 
 # Optional libraries: a lesson names them in add_lesson(... REQUIRES <name>). A missing one
 # leaves only that lesson out, with a message naming the Debian package; its package is still

@@ -13,15 +13,53 @@ For each lesson found it writes, as the data allow:
   module, for provenance() and ran()); e.g. 02_elementwise_add/plot_launch_sweep.py draws
   <lesson>_launch_sweep.png from extra.launch_sweep.
 Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
+
+Run it with any python3: if that one lacks matplotlib, the script starts itself again with one
+that has it (another python3 on PATH, or /usr/bin/python3, where Debian's python3-matplotlib is).
+Exit codes: 0 plots written, 2 bad command line or no course results given, 3 a file is missing,
+unreadable or not JSON, or no Python with matplotlib was found.
 """
 import argparse
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+
+def python_with_matplotlib():
+    """Another interpreter that can import matplotlib, or None (standard library only)."""
+    candidates = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidates.append(os.path.join(folder or ".", "python3"))
+    candidates.append("/usr/bin/python3")
+    seen = set()
+    for candidate in candidates:
+        if candidate in seen or not os.access(candidate, os.X_OK) or os.path.isdir(candidate):
+            continue
+        seen.add(candidate)
+        probe = subprocess.run([candidate, "-c", "import matplotlib"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=False)
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
+try:
+    import matplotlib
+except ImportError:
+    # The first python3 on PATH may be a private one (pyenv, a venv) without matplotlib.
+    if os.environ.get("COURSE_PLOT_REEXEC"):
+        print("plot.py: error: the interpreter chosen has no matplotlib either", file=sys.stderr)
+        sys.exit(3)
+    other = python_with_matplotlib()
+    if other is None:
+        print("plot.py: error: no python3 with matplotlib found (install python3-matplotlib)", file=sys.stderr)
+        sys.exit(3)
+    os.environ["COURSE_PLOT_REEXEC"] = "1"  # never loop
+    os.execv(other, [other, os.path.abspath(__file__)] + sys.argv[1:])
 
 matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
@@ -30,15 +68,26 @@ CPU_COLOR, GPU_COLOR = "#4c72b0", "#55a868"
 STAGE_COLORS = {"h2d": "#4c72b0", "kernel": "#55a868", "d2h": "#c44e52"}
 
 
+class InputError(Exception):
+    """A result file that cannot be used: one line, exit code 3."""
+
+
 def load_reports(paths):
     reports = []
     for path in paths:
         path = Path(path)
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
         for file in files:
-            with open(file) as handle:
-                report = json.load(handle)
-            if report.get("schema", "").startswith("cuda-course-report/"):
+            try:
+                with open(file) as handle:
+                    report = json.load(handle)
+            except FileNotFoundError:
+                raise InputError(f"{file} does not exist")
+            except OSError as error:
+                raise InputError(f"cannot read {file}: {error.strerror}")
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                raise InputError(f"{file} is not valid JSON: {error}")
+            if isinstance(report, dict) and str(report.get("schema", "")).startswith("cuda-course-report/"):
                 reports.append(report)
     return reports
 
@@ -163,13 +212,28 @@ def main():
     parser.add_argument("--out", required=True, help="folder for the PNG files")
     args = parser.parse_args()
 
-    reports = load_reports(args.results)
+    try:
+        reports = load_reports(args.results)
+    except InputError as error:
+        print(f"plot.py: error: {error}", file=sys.stderr)
+        return 3
     if not reports:
         print("plot.py: error: no course results found in " + " ".join(args.results), file=sys.stderr)
         return 2
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
 
+    try:
+        written = draw(reports, out_dir)
+    except (KeyError, TypeError, ValueError) as error:
+        print(f"plot.py: error: a result file lacks a field or has a wrong one ({error!r})", file=sys.stderr)
+        return 3
+    for path in filter(None, written):
+        print(f"wrote {path}")
+    return 0
+
+
+def draw(reports, out_dir):
     by_lesson = defaultdict(list)
     for report in reports:
         by_lesson[report["lesson"]].append(report)
@@ -184,9 +248,7 @@ def main():
             written.append(plot_timeline(max(with_timeline, key=lambda r: r["size"]["value"]), out_dir))
         for module in lesson_plot_modules(lesson):
             written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
-    for path in filter(None, written):
-        print(f"wrote {path}")
-    return 0
+    return written
 
 
 if __name__ == "__main__":

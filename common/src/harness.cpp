@@ -24,7 +24,7 @@ struct Lesson::State {
   };
   std::vector<PendingCeiling> ceilings;
   bool cpu_ceilings_done = false, gpu_ceilings_done = false;
-  bool gpu_ready = false, parsed = false;
+  bool gpu_ready = false, parsed = false, defer_context = false;
   std::optional<Stream> stream;
   std::optional<L2Flusher> flusher;
 
@@ -55,11 +55,23 @@ void Lesson::add_kernel_option(std::vector<std::string>& selected, const std::ve
 
 const CommonOptions& Lesson::parse(int argc, const char* const* argv) {
   const CommonOptions& options = state_->cli.parse(argc, argv);
-  state_->gpu = open_gpu(options);
+  if (!state_->defer_context) {
+    state_->gpu = open_gpu(options);
+  } else if (options.skip_gpu) {
+    state_->gpu = GpuStatus{};
+    state_->gpu.reason = "--skip-gpu";
+  } else {
+    state_->gpu = probe_gpu(options.device, options.require_gpu);
+  }
   state_->report.emplace(state_->cli, state_->title, state_->unit);
   state_->report->set_gpu(state_->gpu);
   state_->parsed = true;
   return options;
+}
+
+void Lesson::defer_gpu_context() {
+  if (state_->parsed) throw std::logic_error("Lesson::defer_gpu_context must come before parse");
+  state_->defer_context = true;
 }
 
 const CommonOptions& Lesson::options() const { return state_->cli.options(); }
@@ -131,8 +143,8 @@ void Lesson::ensure_gpu_ready() {
   if (!has_gpu()) throw std::logic_error("Lesson: GPU work asked for without a usable GPU");
   state_->stream.emplace();
   if (options().flush_l2) state_->flusher.emplace();
+  state_->gpu_ready = true;  // before the setup, which may ask for stream()
   if (state_->gpu_setup) state_->gpu_setup();
-  state_->gpu_ready = true;
 }
 
 void Lesson::ensure_ceilings(Target target) {

@@ -125,6 +125,11 @@ class Lesson {
   // -k/--kernel NAME, repeatable, or "all" (the default): fills `selected` with the names given.
   void add_kernel_option(std::vector<std::string>& selected, const std::vector<std::string>& names);
 
+  // For a lesson that opens the GPU through the driver API itself (lesson 08): parse() then only
+  // probes the GPU (no context is created), and the runtime shares the primary context at its
+  // first call. Call before parse().
+  void defer_gpu_context();
+
   // Parses the command line (UsageError on a bad one) and opens the GPU, unless --skip-gpu.
   const CommonOptions& parse(int argc, const char* const* argv);
   const CommonOptions& options() const;

@@ -1,4 +1,4 @@
-// Lesson 01, step 5: __expf, the hardware approximation.
+// Lesson 01, step 6: __expf, the hardware approximation.
 //
 // Teaches: expf is accurate to 2 ulp and costs a dozen instructions; __expf is one
 // special-function-unit instruction (ex2.approx after a multiply) whose error grows with |x|
