@@ -7,11 +7,12 @@ For each lesson found it writes, as the data allow:
   <lesson>_times.png         median time of every variant that ran (the largest size), CPU vs GPU
   <lesson>_throughput.png    throughput against size, one line per variant, with the ceiling
                              measured in the same runs as a dashed line (needs two sizes or more)
-  <lesson>_timeline.png      a Gantt chart of copies and kernels per stream (extra.timeline)
   and whatever the lesson's own plot modules draw: <lesson folder>/plot_*.py, each with a
   function plot(reports, out_dir, course) that returns the paths it wrote (course is this
   module, for provenance() and ran()); e.g. 02_elementwise_add/plot_launch_sweep.py draws
-  <lesson>_launch_sweep.png from extra.launch_sweep.
+  02_elementwise_add_launch_sweep.png, bandwidth against threads per block and grid size
+  (extra.launch_sweep), and 03_streams/plot_timeline.py draws 03_streams_timeline.png, a Gantt
+  chart of copies and kernels per stream (extra.timeline).
 Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
 
 Run it with any python3: if that one lacks matplotlib, the script starts itself again with one
@@ -65,7 +66,6 @@ matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 CPU_COLOR, GPU_COLOR = "#4c72b0", "#55a868"
-STAGE_COLORS = {"h2d": "#4c72b0", "kernel": "#55a868", "d2h": "#c44e52"}
 
 
 class InputError(Exception):
@@ -167,31 +167,6 @@ def plot_throughput(reports, out_dir):
     return path
 
 
-def plot_timeline(report, out_dir):
-    timeline = report["extra"].get("timeline")
-    if not timeline:
-        return None
-    events = timeline["events"]
-    streams = sorted({event["stream"] for event in events})
-    figure, axes = plt.subplots(figsize=(10, 0.6 * len(streams) + 1.8))
-    for event in events:
-        row = streams.index(event["stream"])
-        axes.broken_barh([(event["start_ms"], event["end_ms"] - event["start_ms"])], (row - 0.4, 0.8),
-                         facecolors=STAGE_COLORS.get(event["stage"], "grey"), edgecolor="white", linewidth=0.5)
-    axes.set_yticks(range(len(streams)))
-    axes.set_yticklabels([f"stream {s}" for s in streams])
-    axes.invert_yaxis()
-    axes.set_xlabel("time since the start event recorded before the first copy (ms)")
-    axes.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE_COLORS.values()],
-                labels=["host to device", "kernel", "device to host"], fontsize=8, loc="upper right")
-    axes.set_title(f"{report['lesson']}: {timeline.get('title', 'timeline')}\n{provenance(report)}", fontsize=10)
-    figure.tight_layout()
-    path = out_dir / f"{report['lesson']}_timeline.png"
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
-
-
 COURSE_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -242,10 +217,6 @@ def draw(reports, out_dir):
         largest = max(lesson_reports, key=lambda r: r["size"]["value"])
         written.append(plot_times(largest, out_dir))
         written.append(plot_throughput(lesson_reports, out_dir))
-        # Timelines: from the largest run that recorded one.
-        with_timeline = [r for r in lesson_reports if r["extra"].get("timeline")]
-        if with_timeline:
-            written.append(plot_timeline(max(with_timeline, key=lambda r: r["size"]["value"]), out_dir))
         for module in lesson_plot_modules(lesson):
             written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
     return written

@@ -4,15 +4,11 @@
 #include <omp.h>
 
 #include <algorithm>
-<<<<<<< HEAD
-#include <filesystem>
-#include <stdexcept>
-=======
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
->>>>>>> newcomer
+#include <stdexcept>
 
 #include "course/device.hpp"
 #include "course/errors.hpp"
@@ -198,13 +194,7 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
   if (options_.skip_cpu && options_.skip_gpu) {
     throw UsageError("--skip-cpu and --skip-gpu together leave nothing to run");
   }
-<<<<<<< HEAD
-  if (!options_.json_path.empty()) {
-    const std::filesystem::path parent = std::filesystem::absolute(options_.json_path).parent_path();
-    if (!std::filesystem::is_directory(parent)) {
-      throw UsageError("--json: the folder " + parent.string() + " does not exist");
-    }
-  }
+  if (app_.count("--json") > 0) check_json_path(options_.json_path);
   options_.dims.clear();
   for (std::size_t i = 0; i < dims_.size(); ++i) {
     if (size_flag_ && size_flag_->count() > 0 && dims_[i].set_by_size && dim_flags_[i]->count() == 0) {
@@ -213,9 +203,6 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
     options_.dims.emplace_back(long_name(dims_[i].flags), dim_values_[i]);
   }
   options_.size = dim_values_.front();
-=======
-  if (app_.count("--json") > 0) check_json_path(options_.json_path);
->>>>>>> newcomer
   options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
   if (options_.threads > 0) omp_set_num_threads(options_.threads);
   return options_;
