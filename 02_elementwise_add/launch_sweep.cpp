@@ -1,5 +1,7 @@
 // Lesson 02, the launch-configuration sweep (--sweep-launch): add_grid_stride at every
-// threads-per-block and grid size, each result verified, each configuration timed.
+// threads-per-block and grid size, each result verified, each configuration timed. A sweep of
+// configurations of one kernel, not a list of variants, so it keeps its own loop; each point
+// is checked with the harness's check_device and timed with the same time_device.
 //
 // Teaches:
 //  - the same kernel, the same work, different launch configurations, different speeds. A
@@ -21,8 +23,9 @@
 
 #include "course/check.hpp"
 #include "course/format.hpp"
+#include "course/harness.hpp"
 #include "course/launch.hpp"
-#include "elementwise_add.hpp"
+#include "launch_sweep.hpp"
 
 namespace elementwise_add {
 
@@ -82,13 +85,17 @@ std::vector<SweepPoint> run_launch_sweep(const std::vector<SweepConfig>& plan, c
       launch_add_grid_stride(inputs.a.data(), inputs.b.data(), inputs.c.data(), n, launch, inputs.stream);
     };
 
+    // The harness's own check: c poisoned (NaN everywhere, so an element this configuration
+    // skips fails), then copied back and compared bit for bit.
+    const course::Check check = course::check_device<float>(inputs.c, inputs.host_c, inputs.reference,
+                                                            course::Tolerance::exact());
     SweepPoint point;
     point.config = config;
-    inputs.c.poison(inputs.stream);  // NaN everywhere: an element this configuration skips fails
+    check.poison();
+    CUDA_CHECK(cudaDeviceSynchronize());  // the poison runs in the legacy stream
     enqueue();
     CUDA_CHECK(cudaStreamSynchronize(inputs.stream));
-    inputs.c.copy_to_host(inputs.host_c);
-    point.check = course::verify(inputs.host_c, inputs.reference, course::Tolerance::exact());
+    point.check = check.verify();
     point.time = course::time_device(inputs.repeat, inputs.stream, enqueue, inputs.flusher);
     point.throughput = 12.0 * static_cast<double>(n) / (point.time.median_ms * 1e6);
     points.push_back(std::move(point));

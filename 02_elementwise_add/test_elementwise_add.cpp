@@ -1,6 +1,7 @@
-// Tests of lesson 02: the CPU versions, every kernel at awkward sizes with results equal to the
-// CPU's bit for bit, the one-block limit, misaligned views for float4, the exercise, the launch
-// sweep's plan, and checks that fail when they should. Suites named Gpu* need a GPU (label gpu);
+// Tests of lesson 02: the CPU versions, every kernel of the registry at awkward sizes with
+// results equal to the CPU's bit for bit (without naming any: a new kernel is tested as it is
+// added), the one-block limit, misaligned views for float4, the exercise (solution right,
+// starter as shipped wrong), the launch sweep's plan, and checks that fail when they should. Suites named Gpu* need a GPU (label gpu);
 // the others run anywhere (cpu).
 #include <gtest/gtest.h>
 
@@ -17,11 +18,11 @@
 #include "course/errors.hpp"
 #include "course/random.hpp"
 #include "elementwise_add.hpp"
+#include "exercises/exercises.hpp"
 #include "gpu_test.hpp"
+#include "launch_sweep.hpp"
 
 namespace {
-
-using elementwise_add::Kernel;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
@@ -128,22 +129,28 @@ TEST(ElementwiseAddCpu, AWrongOrMissingElementFailsVerification) {
   EXPECT_EQ(check.nan_count, 1u);
 }
 
-TEST(ElementwiseAddCpu, KernelLabelsAreTheKernelNames) {
-  EXPECT_EQ(elementwise_add::kernel_label(Kernel::add_one_block), "add_one_block");
-  EXPECT_EQ(elementwise_add::kernel_label(Kernel::add_indexed), "add_indexed");
-  EXPECT_EQ(elementwise_add::kernel_label(Kernel::add_grid_stride), "add_grid_stride");
-  EXPECT_EQ(elementwise_add::kernel_label(Kernel::add_float4), "add_float4");
-  EXPECT_EQ(elementwise_add::kernel_label(Kernel::add_one_block_loop), "add_one_block_loop");
-  EXPECT_EQ((elementwise_add::Launch{1, 400}).describe(), "1 block of 400 threads");
-  EXPECT_EQ((elementwise_add::Launch{4096, 256}).describe(), "4,096 blocks of 256 threads");
+TEST(ElementwiseAddRegistry, NamesAreUniqueAndSelectable) {
+  const auto names = course::kernel_names(elementwise_add::kernels());
+  ASSERT_GE(names.size(), 3u);
+  EXPECT_EQ(names.front(), "add_indexed") << "the progression starts with one thread per element";
+  for (const std::string& name : names) {
+    EXPECT_EQ(elementwise_add::kernel(name).name, name);
+    EXPECT_FALSE(elementwise_add::kernel(name).summary.empty()) << name;
+    EXPECT_EQ(course::select_kernels(elementwise_add::kernels(), {name}).size(), 1u);
+  }
+  EXPECT_EQ(course::select_kernels(elementwise_add::kernels(), {"all"}).size(), names.size());
+  EXPECT_THROW(course::select_kernels(elementwise_add::kernels(), {"add_one_block"}), course::UsageError)
+      << "add_one_block is part 2's demonstration, not a kernel of the progression";
+  EXPECT_THROW(elementwise_add::kernel("no_such_kernel"), std::out_of_range);
+  EXPECT_EQ((course::LaunchShape{1, 400}).describe(), "1 block of 400 threads");
+  EXPECT_EQ((course::LaunchShape{4096, 256}).describe(), "4,096 blocks of 256 threads");
 }
 
 TEST(ElementwiseAddCpu, IndexedLaunchRefusesAGridTooLargeBeforeLaunching) {
   // 2^40 elements in blocks of 1 thread: 2^40 blocks, far past 2^31 - 1. The launcher says so
   // in words, before any CUDA call (so this runs without a GPU and touches no memory).
   try {
-    elementwise_add::launch_add(Kernel::add_indexed, nullptr, nullptr, nullptr, std::size_t{1} << 40, {1, 0, 2},
-                                nullptr);
+    elementwise_add::launch_add_indexed(nullptr, nullptr, nullptr, std::size_t{1} << 40, {1, 0, 2}, nullptr);
     ADD_FAILURE() << "no error for a grid of 2^40 blocks";
   } catch (const course::ApiError& error) {
     ADD_FAILURE() << "the launch was attempted: " << error.what();
@@ -209,31 +216,38 @@ TEST(ElementwiseAddCpu, LaunchSweepPlanSkipsGridsLargerThanTheData) {
 
 // ---- GPU ----------------------------------------------------------------------------------
 
-// Runs `kernel` on the GPU (output poisoned first) and returns c.
-std::vector<float> run_on_gpu(Kernel kernel, const Inputs& inputs, const elementwise_add::LaunchConfig& config = {}) {
+// Runs the registry's kernel `name` on the GPU (output poisoned first) and returns c.
+std::vector<float> run_on_gpu(const std::string& name, const Inputs& inputs,
+                              const elementwise_add::LaunchConfig& config = {}) {
   const std::size_t n = inputs.a.size();
   course::DeviceBuffer<float> d_a(n), d_b(n), d_c(n);
   d_a.copy_from_host(inputs.a);
   d_b.copy_from_host(inputs.b);
   d_c.poison();
-  elementwise_add::launch_add(kernel, d_a.data(), d_b.data(), d_c.data(), n, config, nullptr);
+  elementwise_add::kernel(name).launch(d_a.data(), d_b.data(), d_c.data(), n, config, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> c(n);
   d_c.copy_to_host(c);
   return c;
 }
 
-}  // namespace
+// The same for a launcher outside the registry (part 2's one-block kernel, the exercise).
+template <class Launch>
+std::vector<float> run_launcher_on_gpu(Launch&& launch, const Inputs& inputs) {
+  const std::size_t n = inputs.a.size();
+  course::DeviceBuffer<float> d_a(n), d_b(n), d_c(n);
+  d_a.copy_from_host(inputs.a);
+  d_b.copy_from_host(inputs.b);
+  d_c.poison();
+  launch(d_a.data(), d_b.data(), d_c.data(), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> c(n);
+  d_c.copy_to_host(c);
+  return c;
+}
 
-namespace elementwise_add {
-// Readable names in test output: "GetParam() = add_float4" rather than the enum's bytes.
-void PrintTo(Kernel kernel, std::ostream* out) { *out << kernel_label(kernel); }
-}  // namespace elementwise_add
-
-namespace {
-
-// The kernels that take any n (add_one_block stops at 1024: GpuAddOneBlock below).
-class GpuAddKernels : public ::testing::TestWithParam<Kernel> {};
+// Every kernel in kernels/registry.inc, without naming any: a new kernel is tested as it is added.
+class GpuAddKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuAddKernels, EqualTheCpuBitForBitAtAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
@@ -256,6 +270,19 @@ TEST_P(GpuAddKernels, EveryBlockSize) {
   }
 }
 
+TEST_P(GpuAddKernels, AnyGridIsCorrect) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // 2 blocks of 32 threads for 100,003 elements: each thread of a grid-stride kernel runs the
+  // loop ~1,560 times. (A kernel sized to the data, like add_indexed, ignores --grid.)
+  const std::uint64_t seed = course::fresh_seed();
+  SCOPED_TRACE(trace(100003, seed));
+  const Inputs inputs = random_inputs(100003, seed);
+  const auto expected = cpu_sum(inputs);
+  EXPECT_TRUE(same_bits(run_on_gpu(GetParam(), inputs, {32, 2, 2}), expected));
+  EXPECT_TRUE(same_bits(run_on_gpu(GetParam(), inputs, {1, 1, 1}), expected)) << "a grid of one thread";
+  EXPECT_TRUE(same_bits(run_on_gpu(GetParam(), inputs, {32, 3, 4}), expected));
+}
+
 TEST_P(GpuAddKernels, VerifierPassesTheirOutput) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
@@ -266,28 +293,9 @@ TEST_P(GpuAddKernels, VerifierPassesTheirOutput) {
   EXPECT_TRUE(check.passed) << check.summary();
 }
 
-// The prefix starts with Gpu too: CTest's label filter sees "GpuAnyLength/GpuAddKernels.*".
-INSTANTIATE_TEST_SUITE_P(GpuAnyLength, GpuAddKernels,
-                         ::testing::Values(Kernel::add_indexed, Kernel::add_grid_stride, Kernel::add_float4,
-                                           Kernel::add_one_block_loop),
-                         [](const ::testing::TestParamInfo<Kernel>& param_info) {
-                           return elementwise_add::kernel_label(param_info.param);
-                         });
-
-TEST(GpuAddGridStride, TinyGridLoopsOverEverything) {
-  COURSE_REQUIRE_GPU_OR_SKIP();
-  // 2 blocks of 32 threads for 100,003 elements: each thread runs the loop ~1,560 times.
-  const std::uint64_t seed = course::fresh_seed();
-  SCOPED_TRACE(trace(100003, seed));
-  const Inputs inputs = random_inputs(100003, seed);
-  const auto expected = cpu_sum(inputs);
-  for (Kernel kernel : {Kernel::add_grid_stride, Kernel::add_float4}) {
-    SCOPED_TRACE(elementwise_add::kernel_label(kernel));
-    EXPECT_TRUE(same_bits(run_on_gpu(kernel, inputs, {32, 2, 2}), expected));
-    EXPECT_TRUE(same_bits(run_on_gpu(kernel, inputs, {1, 1, 1}), expected)) << "a grid of one thread";
-    EXPECT_TRUE(same_bits(run_on_gpu(kernel, inputs, {32, 3, 4}), expected));
-  }
-}
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAddKernels,
+                         ::testing::ValuesIn(course::kernel_names(elementwise_add::kernels())),
+                         course::testing::ParamName());
 
 TEST(GpuAddFloat4, EveryIlpAndSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
@@ -297,7 +305,7 @@ TEST(GpuAddFloat4, EveryIlpAndSize) {
     const auto expected = cpu_sum(inputs);
     for (int ilp : {1, 2, 4}) {
       SCOPED_TRACE(trace(n, seed) + ", ilp " + std::to_string(ilp));
-      EXPECT_TRUE(same_bits(run_on_gpu(Kernel::add_float4, inputs, {256, 0, ilp}), expected));
+      EXPECT_TRUE(same_bits(run_on_gpu("add_float4", inputs, {256, 0, ilp}), expected));
     }
   }
 }
@@ -318,8 +326,8 @@ TEST(GpuAddFloat4, MisalignedViewsAreCorrectAndNothingOutsideIsWritten) {
           SCOPED_TRACE(trace(n, seed) + ", a + " + std::to_string(a_offset) + ", b + " + std::to_string(b_offset) +
                        ", c + " + std::to_string(c_offset));
           d_c.poison();
-          elementwise_add::launch_add(Kernel::add_float4, d_a.data() + a_offset, d_b.data() + b_offset,
-                                      d_c.data() + c_offset, n, {}, nullptr);
+          elementwise_add::launch_add_float4(d_a.data() + a_offset, d_b.data() + b_offset, d_c.data() + c_offset,
+                                             n, {}, nullptr);
           CUDA_CHECK(cudaDeviceSynchronize());
           std::vector<float> c(n + 8);
           d_c.copy_to_host(c);
@@ -338,13 +346,21 @@ TEST(GpuAddFloat4, MisalignedViewsAreCorrectAndNothingOutsideIsWritten) {
   }
 }
 
+std::vector<float> run_one_block(const Inputs& inputs) {
+  return run_launcher_on_gpu(
+      [](const float* a, const float* b, float* c, std::size_t n) {
+        elementwise_add::launch_add_one_block(a, b, c, n, nullptr);
+      },
+      inputs);
+}
+
 TEST(GpuAddOneBlock, CorrectUpToTheBlockLimit) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   for (std::size_t n : {1, 7, 31, 400, 1000, 1023, 1024}) {
     SCOPED_TRACE(trace(n, seed));
     const Inputs inputs = random_inputs(n, seed);
-    EXPECT_TRUE(same_bits(run_on_gpu(Kernel::add_one_block, inputs), cpu_sum(inputs)));
+    EXPECT_TRUE(same_bits(run_one_block(inputs), cpu_sum(inputs)));
   }
 }
 
@@ -354,7 +370,7 @@ TEST(GpuAddOneBlock, TwoThousandFortyEightThreadsAreRefusedAtTheLaunch) {
   d_a.zero();
   d_b.zero();
   try {
-    elementwise_add::launch_add(Kernel::add_one_block, d_a.data(), d_b.data(), d_c.data(), 2048, {}, nullptr);
+    elementwise_add::launch_add_one_block(d_a.data(), d_b.data(), d_c.data(), 2048, nullptr);
     ADD_FAILURE() << "a launch of one block of 2048 threads was not reported";
   } catch (const course::ApiError& error) {
     // cudaErrorInvalidConfiguration up to CUDA 12; CUDA 13.0 says cudaErrorInvalidValue.
@@ -367,21 +383,46 @@ TEST(GpuAddOneBlock, TwoThousandFortyEightThreadsAreRefusedAtTheLaunch) {
   }
   // The error is not sticky: the next launch works.
   const Inputs inputs = random_inputs(1024, course::fresh_seed());
-  EXPECT_TRUE(same_bits(run_on_gpu(Kernel::add_one_block, inputs), cpu_sum(inputs)));
+  EXPECT_TRUE(same_bits(run_one_block(inputs), cpu_sum(inputs)));
 }
 
-TEST(GpuOneBlockLoop, OneBlockHandlesAnyLength) {
+// ---- Exercise 1: the solution is checked; the starter, as shipped, must fail ----------------
+using ExerciseLauncher = void (*)(const float*, const float*, float*, std::size_t, int, cudaStream_t);
+
+std::vector<float> run_exercise(ExerciseLauncher launch, const Inputs& inputs, int block_size) {
+  return run_launcher_on_gpu(
+      [launch, block_size](const float* a, const float* b, float* c, std::size_t n) {
+        launch(a, b, c, n, block_size, nullptr);
+      },
+      inputs);
+}
+
+TEST(GpuExercise, OneBlockLoopSolutionHandlesAnyLength) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  // The exercise: sizes far past the 1024 threads of a block.
+  // Sizes far past the 1024 threads of a block, and a few below it.
   const std::uint64_t seed = course::fresh_seed();
-  for (std::size_t n : {1025, 2048, 5000, 65537, 1000003}) {
+  for (std::size_t n : {1, 7, 1000, 1025, 2048, 5000, 65537, 1000003}) {
     SCOPED_TRACE(trace(n, seed));
     const Inputs inputs = random_inputs(n, seed);
     const auto expected = cpu_sum(inputs);
-    EXPECT_TRUE(same_bits(run_on_gpu(Kernel::add_one_block_loop, inputs), expected));
-    EXPECT_TRUE(same_bits(run_on_gpu(Kernel::add_one_block_loop, inputs, {1024, 0, 2}), expected));
-    EXPECT_TRUE(same_bits(run_on_gpu(Kernel::add_one_block_loop, inputs, {33, 0, 2}), expected));
+    for (int block : {256, 1024, 33}) {
+      SCOPED_TRACE("block " + std::to_string(block));
+      EXPECT_TRUE(same_bits(run_exercise(elementwise_add::exercises::launch_one_block_loop_solution, inputs, block),
+                            expected));
+    }
   }
+}
+
+TEST(GpuExercise, OneBlockLoopStarterAsShippedFailsVerification) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // The starter writes one element per thread: with 256 threads, 5000 - 256 elements stay poisoned.
+  const std::uint64_t seed = course::fresh_seed();
+  SCOPED_TRACE(trace(5000, seed));
+  const Inputs inputs = random_inputs(5000, seed);
+  const auto c = run_exercise(elementwise_add::exercises::launch_one_block_loop_starter, inputs, 256);
+  const auto check = course::verify(c, elementwise_add::add_reference(inputs.a, inputs.b), course::Tolerance::exact());
+  EXPECT_FALSE(check.passed) << "the starter handles one element per thread: the rest must fail";
+  EXPECT_EQ(check.nan_count, 5000u - 256u);
 }
 
 TEST(GpuMultiplyThem, FourHundredProductsEqualTheCpu) {
@@ -415,7 +456,7 @@ TEST(GpuElementwiseAdd, ADeliberatelyWrongOrShortResultFails) {
   d_b.copy_from_host(inputs.b);
   d_c.poison();
   // Launch for one element too few: the last element stays poisoned (NaN) and must fail.
-  elementwise_add::launch_add(Kernel::add_indexed, d_a.data(), d_b.data(), d_c.data(), n - 1, {}, nullptr);
+  elementwise_add::launch_add_indexed(d_a.data(), d_b.data(), d_c.data(), n - 1, {}, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> c(n);
   d_c.copy_to_host(c);
@@ -425,7 +466,7 @@ TEST(GpuElementwiseAdd, ADeliberatelyWrongOrShortResultFails) {
   EXPECT_EQ(check.worst_index, n - 1);
 
   // A full launch, then one element overwritten on the device, one ulp off.
-  elementwise_add::launch_add(Kernel::add_float4, d_a.data(), d_b.data(), d_c.data(), n, {}, nullptr);
+  elementwise_add::launch_add_float4(d_a.data(), d_b.data(), d_c.data(), n, {}, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   const float wrong = std::nextafter(inputs.a[1234] + inputs.b[1234], 1e30f);
   CUDA_CHECK(cudaMemcpy(d_c.data() + 1234, &wrong, sizeof wrong, cudaMemcpyHostToDevice));

@@ -1,5 +1,7 @@
 # Test of scripts/plot.py (cmake -P). From the committed fixture it makes two more "runs" at
-# other sizes, draws the plots, and checks that each expected PNG is a real image.
+# other sizes, draws the plots, and checks that each expected PNG is a real image. Lesson 02's
+# fixture (a launch sweep in extra) checks that a lesson's own plot module (plot_*.py in the
+# lesson folder) is loaded and draws.
 # Variables: PYTHON, SCRIPT, FIXTURE_DIR, OUT_DIR.
 if(NOT PYTHON)
   message(FATAL_ERROR "no Python interpreter with matplotlib was found at configure time; "
@@ -16,13 +18,17 @@ foreach(scale IN ITEMS 4 16)
   file(WRITE "${OUT_DIR}/in/run_x${scale}.json" "${variant}")
 endforeach()
 
+file(READ "${FIXTURE_DIR}/02_elementwise_add_fixture.json" fixture_02)
+file(WRITE "${OUT_DIR}/in/run_02.json" "${fixture_02}")
+
 execute_process(COMMAND "${PYTHON}" "${SCRIPT}" "${OUT_DIR}/in" --out "${OUT_DIR}"
                 RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "plot.py failed with exit code ${result}")
 endif()
 
-foreach(name IN ITEMS 01_vector_exp_times.png 01_vector_exp_throughput.png)
+foreach(name IN ITEMS 01_vector_exp_times.png 01_vector_exp_throughput.png
+                     02_elementwise_add_times.png 02_elementwise_add_launch_sweep.png)
   set(png "${OUT_DIR}/${name}")
   if(NOT EXISTS "${png}")
     message(FATAL_ERROR "plot.py did not write ${name}")

@@ -7,11 +7,12 @@ For each lesson found it writes, as the data allow:
   <lesson>_times.png         median time of every variant that ran (the largest size), CPU vs GPU
   <lesson>_throughput.png    throughput against size, one line per variant, with the ceiling
                              measured in the same runs as a dashed line (needs two sizes or more)
-  <lesson>_launch_sweep.png  bandwidth against threads per block and grid size (extra.launch_sweep)
-  and whatever the lesson's own plot module draws: <lesson folder>/plot_*.py, each with a
+  and whatever the lesson's own plot modules draw: <lesson folder>/plot_*.py, each with a
   function plot(reports, out_dir, course) that returns the paths it wrote (course is this
-  module, for provenance() and ran()); e.g. 03_streams/plot_timeline.py draws
-  03_streams_timeline.png, a Gantt chart of copies and kernels per stream (extra.timeline).
+  module, for provenance() and ran()); e.g. 02_elementwise_add/plot_launch_sweep.py draws
+  02_elementwise_add_launch_sweep.png, bandwidth against threads per block and grid size
+  (extra.launch_sweep), and 03_streams/plot_timeline.py draws 03_streams_timeline.png, a Gantt
+  chart of copies and kernels per stream (extra.timeline).
 Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
 
 Run it with any python3: if that one lacks matplotlib, the script starts itself again with one
@@ -166,37 +167,6 @@ def plot_throughput(reports, out_dir):
     return path
 
 
-def plot_launch_sweep(report, out_dir):
-    sweep = report["extra"].get("launch_sweep")
-    if not sweep:
-        return None
-    by_grid = defaultdict(list)
-    for point in sweep["points"]:
-        by_grid[point["grid"]].append((point["block"], point["throughput"]))
-    figure, axes = plt.subplots(figsize=(9, 5.5))
-    for grid, points in by_grid.items():
-        xs, ys = zip(*sorted(points))
-        axes.plot(xs, ys, marker="o", label=grid)
-    for ceiling in report["ceilings"]:
-        if ceiling["unit"] == report["throughput_unit"]:
-            axes.axhline(ceiling["value"], color="black", linestyle="--", linewidth=1.5,
-                         label=f"ceiling: {ceiling['name']} (same run)")
-    axes.set_xscale("log", base=2)
-    axes.set_xlabel("threads per block")
-    axes.set_ylabel(f"throughput ({report['throughput_unit']})")
-    axes.set_ylim(bottom=0)
-    axes.grid(True, alpha=0.3)
-    axes.legend(fontsize=8, title="grid", title_fontsize=8)
-    size = report["size"]
-    axes.set_title(f"{report['lesson']}: launch configuration, {sweep['kernel']}, {size['name']} = "
-                   f"{size['value']:,}\n{provenance(report)}", fontsize=10)
-    figure.tight_layout()
-    path = out_dir / f"{report['lesson']}_launch_sweep.png"
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
-
-
 COURSE_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -247,10 +217,6 @@ def draw(reports, out_dir):
         largest = max(lesson_reports, key=lambda r: r["size"]["value"])
         written.append(plot_times(largest, out_dir))
         written.append(plot_throughput(lesson_reports, out_dir))
-        # Launch sweeps: from the largest run that recorded one.
-        with_sweep = [r for r in lesson_reports if r["extra"].get("launch_sweep")]
-        if with_sweep:
-            written.append(plot_launch_sweep(max(with_sweep, key=lambda r: r["size"]["value"]), out_dir))
         for module in lesson_plot_modules(lesson):
             written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
     return written

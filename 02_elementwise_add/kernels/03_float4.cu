@@ -1,4 +1,4 @@
-// Lesson 02, the headline kernel: c = a + b with 16-byte float4 loads and stores.
+// Lesson 02, step 3, the headline kernel: c = a + b with 16-byte float4 loads and stores.
 //
 // Teaches: the add is limited by memory, so the only way to make it faster is to keep the
 // memory system busier. Three things do that here:
@@ -14,7 +14,7 @@
 // When a, b and c sit at the same offset from a 16-byte boundary, a scalar head brings all three
 // to the boundary together, the body runs on float4, and a scalar tail finishes the last
 // n % 4 elements. When they do not (a + 1, c + 2), no head aligns all three, and the launcher
-// falls back to the scalar grid-stride kernel.
+// falls back to step 2's scalar grid-stride kernel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -80,8 +80,8 @@ Float4Kernel pick_kernel(int ilp) {
 
 }  // namespace
 
-Launch launch_add_float4(const float* a, const float* b, float* c, std::size_t n, const LaunchConfig& config,
-                         cudaStream_t stream) {
+course::LaunchShape launch_add_float4(const float* a, const float* b, float* c, std::size_t n,
+                                      const LaunchConfig& config, cudaStream_t stream) {
   if (n == 0) return {};
   const auto a_address = reinterpret_cast<std::uintptr_t>(a);
   const auto b_address = reinterpret_cast<std::uintptr_t>(b);

@@ -1,0 +1,20 @@
+// Lesson 02's exercises: each has a starter (what you edit) and a solution (what the tests check).
+// The tests also run the starter as shipped and expect it to FAIL verification: the elements it
+// does not write stay poisoned, so "it ran" is never mistaken for "it is right".
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace elementwise_add::exercises {
+
+// Exercise 1: c = a + b for ANY n with ONE block of (at most) `block_size` threads: each thread
+// loops over the elements i = threadIdx.x, threadIdx.x + blockDim.x, ... (start from part 2's
+// add_one_block, which stops at one element per thread).
+void launch_one_block_loop_starter(const float* a, const float* b, float* c, std::size_t n, int block_size,
+                                   cudaStream_t stream);
+void launch_one_block_loop_solution(const float* a, const float* b, float* c, std::size_t n, int block_size,
+                                    cudaStream_t stream);
+
+}  // namespace elementwise_add::exercises
