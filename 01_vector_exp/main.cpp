@@ -31,7 +31,7 @@ using course::Target;
 
 constexpr std::int64_t kDefaultLength = 10'000'000;
 constexpr std::int64_t kMaxLength = std::int64_t{1} << 36;
-constexpr std::string_view kHeadline = "grid_stride_ilp";  // the kernel the summary quotes
+constexpr std::string_view kHeadline = "one_pass";  // the kernel the summary quotes: the fastest step
 
 // The classic demo's check by eye: the same inputs through std::exp and the GPU's expf and
 // __expf, each one's error against exp computed in double.
@@ -125,11 +125,17 @@ int run(int argc, char** argv) {
         return result;
       };
     }
+    // The verified run picks the grid (an occupancy query for the grid-stride steps); the timed
+    // runs reuse it, so no host-side query sits between the timing events.
     auto shape = std::make_shared<course::LaunchShape>();
     lesson.add({.name = "GPU " + std::string(kernel->name), .target = Target::gpu,
                 .role = kernel->name == kHeadline ? Role::gpu_kernel : Role::detail, .work = bytes,
                 .ceiling = "d2d_copy",
-                .run = [&, kernel, shape](cudaStream_t s) { *shape = kernel->launch(d_x.data(), d_y.data(), n, launch, s); },
+                .run = [&, kernel, shape](cudaStream_t s) {
+                  vector_exp::LaunchConfig config = launch;
+                  if (shape->blocks > 0) config.grid_size = static_cast<int>(shape->blocks);
+                  *shape = kernel->launch(d_x.data(), d_y.data(), n, config, s);
+                },
                 .check = check, .note_after_run = [shape] { return shape->describe(); }});
   }
 

@@ -1,5 +1,5 @@
 // Lesson 01: the tiled grid-stride kernel with several loads in flight per thread, shared by
-// kernels/03_grid_stride_ilp.cu (expf) and kernels/05_fast_expf.cu (__expf).
+// kernels/03_grid_stride_ilp.cu (expf) and kernels/06_fast_expf.cu (__expf).
 //
 // Teaches: memory-bound work needs many loads in flight. Each thread first loads kIlp elements,
 // then computes and stores them: the loads are independent, so all kIlp travel at once

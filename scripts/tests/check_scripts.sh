@@ -111,6 +111,9 @@ case_doc_commands() {
   mkdir -p "$sandbox/build/release" "$work/nompl"
   ln -s "$bin" "$sandbox/build/release/bin"
   ln -s "$root/scripts" "$sandbox/scripts"
+  # The lesson folders and docs too: some commands read a file from them (a user's kernel source).
+  local folder
+  for folder in "$root"/[0-9][0-9]_*/ "$root/docs/"; do ln -s "$folder" "$sandbox/$(basename "$folder")"; done
   # A python3 without matplotlib first on PATH (-S: no site-packages), as with pyenv or a venv.
   printf '#!/bin/sh\nexec %s -S "$@"\n' "$(command -v python3)" >"$work/nompl/python3"
   chmod +x "$work/nompl/python3"
