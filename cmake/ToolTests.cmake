@@ -1,5 +1,6 @@
 # Tests of what a newcomer meets outside the lessons (label cpu): course_summary's answers to
-# bad input, the scripts' errors and output, and the commands the docs show, run as written.
+# bad input, course_test_summary's closing lines of test_course.sh, the scripts' errors and
+# output, and the commands the docs show, run as written.
 # Included by the top-level CMakeLists.txt after the lessons.
 
 foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified)
@@ -11,7 +12,16 @@ foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_
   set_tests_properties(common.summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
 endforeach()
 
-foreach(case IN ITEMS missing_values plot_errors progress test_summary)
+foreach(case IN ITEMS fixture entities truncated missing no_file_given)
+  add_test(NAME common.test_summary.${case}
+           COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:course_test_summary> -DCASE=${case}
+             -DFIXTURE=${PROJECT_SOURCE_DIR}/scripts/tests/fixtures/ctest-junit.xml
+             -DWORK=${CMAKE_BINARY_DIR}/test_summary_test/${case}
+             -P ${PROJECT_SOURCE_DIR}/cmake/CheckTestSummary.cmake)
+  set_tests_properties(common.test_summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+endforeach()
+
+foreach(case IN ITEMS missing_values plot_errors progress)
   add_test(NAME scripts.${case} COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh ${case})
   set_tests_properties(scripts.${case} PROPERTIES LABELS cpu TIMEOUT 120)
 endforeach()

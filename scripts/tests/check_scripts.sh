@@ -5,7 +5,6 @@
 #   missing_values  a script flag given without its value: one line naming it, exit 2
 #   plot_errors     plot.py on a missing, an invalid or a foreign file: one line, exit 3, no traceback
 #   progress        a build shows one line per target; apt's output goes to build/apt.log
-#   test_summary    the closing lines of test_course.sh: passed, skipped by reason, failed
 #   doc_commands    every command in the docs' bash blocks that runs a lesson, a tool or plot.py,
 #                   as written, from a checkout-like folder whose build/release/bin is BIN_DIR
 #                   and whose first python3 on PATH has no matplotlib
@@ -92,18 +91,6 @@ case_progress() {
   echo "ok: apt's 400 lines went to build/apt.log; the terminal got: $(printf '%s' "$out" | tr '\n' '|')"
 }
 
-case_test_summary() {
-  capture python3 "$root/scripts/test_summary.py" "$root/scripts/tests/fixtures/ctest-junit.xml"
-  [ "$status" -eq 0 ] || fail "test_summary.py exited $status: $err"
-  printf '%s\n' "$out"
-  [[ "$out" == *"== 1 passed, 3 skipped, 1 failed (of 5 tests)"* ]] || fail "wrong counts"
-  [[ "$out" == *"2 skipped because: no usable GPU: no NVIDIA driver is loaded"* ]] || fail "GoogleTest skips not grouped"
-  [[ "$out" == *"1 skipped because: no CUDA-capable GPU was found"* ]] || fail "'SKIPPED: reason' not read"
-  [[ "$out" == *"failed: 01_vector_exp.exit3.1"* ]] || fail "failed test not named"
-  capture python3 "$root/scripts/test_summary.py" "$work/none.xml"
-  expect_one_line "test_summary.py on a missing file" 3 "^test_summary.py: error: cannot read"
-}
-
 # Commands marked "minutes without a GPU" in the docs are run only where a GPU is usable.
 case_doc_commands() {
   local bin="${1:?doc_commands needs the bin folder of a build}"
@@ -165,7 +152,7 @@ AWK
 }
 
 case "${1:-}" in
-  missing_values|plot_errors|progress|test_summary) "case_$1" ;;
+  missing_values|plot_errors|progress) "case_$1" ;;
   doc_commands) case_doc_commands "${2:-}" ;;
-  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|test_summary|doc_commands BIN_DIR" >&2; exit 2 ;;
+  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_commands BIN_DIR" >&2; exit 2 ;;
 esac
