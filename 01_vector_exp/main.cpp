@@ -1,32 +1,26 @@
 // 01_vector_exp: y = exp(x) for a vector of floats, on the CPU and on the GPU.
 //
-// Usage: 01_vector_exp [-l N] [--block T] [--grid B] [--ilp K] [--show K] [shared flags: --help]
-//   01_vector_exp                 10,000,000 elements (the default)
-//   01_vector_exp -l 67108864     2^26 elements: 512 MiB of traffic, far beyond the L2 cache
-//   01_vector_exp --no-flush-l2   keep the L2 cache warm between repetitions
-//   01_vector_exp --ilp 1         one load in flight per thread: the classic grid-stride loop
+// Usage: 01_vector_exp [-l N] [--kernel NAME ...] [--block T] [--grid B] [--ilp K] [--show K] [shared flags: --help]
+//   01_vector_exp                        10,000,000 elements (the default), every kernel
+//   01_vector_exp -l 67108864            2^26 elements: 512 MiB of traffic, far beyond the L2 cache
+//   01_vector_exp --kernel grid_stride   one kernel of the progression (kernels/registry.inc)
+//   01_vector_exp --no-flush-l2          keep the L2 cache warm between repetitions
 //
-// Flow: options -> find the GPU and check the run fits -> random input -> CPU versions (each
-// verified, then timed) -> GPU kernels (each verified, then timed with events) -> end-to-end
-// with copies -> the first values side by side -> report table (and JSON with --json).
+// The lesson declares its data and variants; the harness (course/harness.hpp) verifies, times
+// and reports each one: CPU versions, every selected kernel, the headline kernel with L2 left
+// warm, the copies, and end to end.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iostream>
-#include <limits>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "course/ceilings.hpp"
 #include "course/check.hpp"
-#include "course/cli.hpp"
-#include "course/device.hpp"
-#include "course/device_buffer.hpp"
 #include "course/format.hpp"
+#include "course/harness.hpp"
 #include "course/main.hpp"
 #include "course/random.hpp"
-#include "course/report.hpp"
-#include "course/stream.hpp"
 #include "course/timing.hpp"
 #include "vector_exp.hpp"
 
@@ -34,242 +28,145 @@ namespace {
 
 using course::Role;
 using course::Target;
-using vector_exp::Kernel;
 
 constexpr std::int64_t kDefaultLength = 10'000'000;
 constexpr std::int64_t kMaxLength = std::int64_t{1} << 36;
+constexpr std::string_view kHeadline = "grid_stride_ilp";  // the kernel the summary quotes
 
-struct LessonOptions {
-  vector_exp::LaunchConfig launch;
-  int show = 6;
-};
-
-// The GPU rows of the table, in order; listed as skipped when there is no GPU.
-const std::string kExpfRow = "GPU expf kernel";
-const std::string kFastRow = "GPU __expf kernel";
-const std::string kFloat4Row = "GPU expf float4 kernel (exercise 1)";
-const std::string kWarmRow = "GPU expf kernel, L2 left warm";
-const std::string kCopyInRow = "GPU copy x to device (pageable)";
-const std::string kCopyOutRow = "GPU copy y to host (pageable)";
-const std::string kEndToEndRow = "GPU expf end-to-end: copy in, kernel, copy out";
-
-struct GpuKernelRow {
-  Kernel kernel;
-  const std::string& name;
-  Role role;
-};
-
-std::vector<float> head_of(const std::vector<float>& values, int count) {
-  return {values.begin(), values.begin() + std::min<std::size_t>(values.size(), static_cast<std::size_t>(count))};
-}
-
-void run_cpu(const course::CommonOptions& options, const std::vector<float>& x, const course::ReferenceBlock& reference,
-             double bytes, course::Report& report) {
-  std::vector<float> y(x.size());
-  struct Version {
-    std::string name;
-    Role role;
-    void (*function)(std::span<const float>, std::span<float>);
-  };
-  const Version versions[] = {
-      {"CPU std::exp, 1 thread", Role::cpu_serial, vector_exp::exp_serial},
-      {"CPU std::exp, " + std::to_string(options.cpu_threads()) + " threads (OpenMP)", Role::cpu_parallel,
-       vector_exp::exp_parallel}};
-  for (const Version& version : versions) {
-    course::Row row{version.name, Target::cpu, version.role};
-    course::poison(y);  // NaN everywhere: an element the function skips fails verification
-    version.function(x, y);
-    row.check = course::verify(y, reference, course::Tolerance::ulps(1));  // glibc's expf: < 1 ulp
-    row.time = course::time_host(options.cpu_repeat(), [&] { version.function(x, y); });
-    row.work = bytes;
-    report.add(std::move(row));
-  }
-}
-
-struct FirstValues {
-  std::vector<float> expf, fast;
-};
-
-FirstValues run_gpu(const course::CommonOptions& options, const LessonOptions& lesson, const std::vector<float>& x,
-                    const course::ReferenceBlock& reference, double bytes, course::Report& report) {
-  const std::size_t n = x.size();
-  const course::RepeatOptions repeat = options.gpu_repeat();
-  FirstValues first;
-
-  // The ceiling: a device-to-device copy of the same traffic, measured now, same L2 policy.
-  report.add_ceiling(course::measure_device_copy(static_cast<std::size_t>(bytes), repeat, options.flush_l2));
-  if (options.flush_l2) {
-    course::Ceiling warm = course::measure_device_copy(static_cast<std::size_t>(bytes), repeat, false);
-    warm.name = "d2d_copy_warm_l2";
-    report.add_ceiling(warm);
-  }
-
-  course::DeviceBuffer<float> d_x(n, "x"), d_y(n, "y");
-  std::vector<float> y(n);
-  course::Stream stream;
-  std::optional<course::L2Flusher> flusher;
-  if (options.flush_l2) flusher.emplace();
-  const course::L2Flusher* flush = flusher ? &*flusher : nullptr;
-  d_x.copy_from_host(x);
-
-  // The very first launch also loads the kernel's code onto the GPU: time it apart.
-  course::HostTimer first_launch;
-  vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), n, lesson.launch, stream.get());
-  stream.synchronize();
-  report.extra()["first_launch_ms"] = first_launch.elapsed_ms();
-
-  const GpuKernelRow kernels[] = {{Kernel::expf_grid_stride, kExpfRow, Role::gpu_kernel},
-                                  {Kernel::fast_expf, kFastRow, Role::detail},
-                                  {Kernel::expf_float4, kFloat4Row, Role::detail}};
-  const double largest = vector_exp::max_abs(x);
-  vector_exp::LaunchConfig expf_config = lesson.launch;  // with the grid resolved, below
-  for (const GpuKernelRow& entry : kernels) {
-    course::Row row{entry.name, Target::gpu, entry.role};
-    d_y.poison(stream.get());  // NaN everywhere: an element the kernel skips fails verification
-    // The launch returns the grid it chose; the timed launches reuse it, so no host-side work
-    // (the occupancy query) sits between the start event and the kernel.
-    vector_exp::LaunchConfig config = lesson.launch;
-    config.grid_size = vector_exp::launch_exp(entry.kernel, d_x.data(), d_y.data(), n, config, stream.get());
-    stream.synchronize();
-    d_y.copy_to_host(y);
-    row.check = course::verify(y, reference, course::Tolerance::ulps(vector_exp::promised_ulp(entry.kernel, largest)));
-    if (entry.kernel == Kernel::expf_grid_stride) {
-      first.expf = head_of(y, 64);
-      expf_config = config;
-    }
-    if (entry.kernel == Kernel::fast_expf) first.fast = head_of(y, 64);
-
-    row.time = course::time_device(repeat, stream.get(), [&] {
-      vector_exp::launch_exp(entry.kernel, d_x.data(), d_y.data(), n, config, stream.get());
-    }, flush);
-    row.work = bytes;
-    row.ceiling = "d2d_copy";
-    row.note = std::to_string(config.grid_size) + " blocks of " + std::to_string(lesson.launch.block_size) + " threads" +
-               (entry.kernel == Kernel::expf_float4 ? "" : ", ilp " + std::to_string(lesson.launch.ilp));
-    report.add(std::move(row));
-  }
-
-  if (options.flush_l2) {
-    // The same kernel without the flush: the part of x and y still in L2 is served from there.
-    course::Row row{kWarmRow, Target::gpu, Role::detail};
-    row.time = course::time_device(repeat, stream.get(), [&] {
-      vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), n, expf_config, stream.get());
-    });
-    row.work = bytes;
-    row.ceiling = "d2d_copy_warm_l2";
-    row.note = "same kernel and output as '" + kExpfRow + "', L2 not flushed between runs";
-    report.add(std::move(row));
-  }
-
-  // End to end: what a program that starts and ends with host data waits for. The copies use
-  // ordinary (pageable) host memory; lesson 03 shows pinned memory and overlapping copies.
-  const course::RepeatOptions copy_repeat{1, std::min(options.reps, 10)};
-  course::Row copy_in{kCopyInRow, Target::gpu, Role::detail};
-  copy_in.time = course::time_host(copy_repeat, [&] { d_x.copy_from_host(x); });
-  copy_in.work = bytes / 2;
-  report.add(std::move(copy_in));
-  course::Row copy_out{kCopyOutRow, Target::gpu, Role::detail};
-  copy_out.time = course::time_host(copy_repeat, [&] { d_y.copy_to_host(y); });
-  copy_out.work = bytes / 2;
-  report.add(std::move(copy_out));
-
-  auto end_to_end = [&] {
-    d_x.copy_from_host_async(x, stream.get());
-    vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), n, expf_config, stream.get());
-    d_y.copy_to_host_async(y, stream.get());
-    stream.synchronize();  // the host must not read y before the copy has finished
-  };
-  course::Row row{kEndToEndRow, Target::gpu, Role::gpu_end_to_end};
-  course::poison(y);
-  d_y.poison();
-  end_to_end();
-  row.check = course::verify(y, reference, course::Tolerance::ulps(2));
-  row.time = course::time_host(copy_repeat, end_to_end);
-  row.work = bytes;
-  report.add(std::move(row));
-  return first;
-}
-
-// The classic demo's check by eye: the same inputs through std::exp and both GPU kernels,
-// with each one's error against exp computed in double.
-void print_first_values(const std::vector<float>& x, const FirstValues& gpu, int count) {
+// The classic demo's check by eye: the same inputs through std::exp and the GPU's expf and
+// __expf, each one's error against exp computed in double.
+void print_first_values(const std::vector<float>& x, const std::vector<float>& expf_values,
+                        const std::vector<float>& fast_values, int count) {
   const std::size_t shown = std::min<std::size_t>(x.size(), static_cast<std::size_t>(count));
-  if (shown == 0) return;
+  if (shown == 0 || expf_values.empty()) return;
   std::printf("\nFirst values (9 significant digits; ulp = error against exp in double precision)\n");
   std::printf("  %4s %14s %15s %5s %15s %5s %15s %5s %20s\n", "i", "x", "CPU std::exp", "ulp", "GPU expf", "ulp",
               "GPU __expf", "ulp", "exp in double");
   for (std::size_t i = 0; i < shown; ++i) {
     const double exact = std::exp(static_cast<double>(x[i]));
     const float cpu = std::exp(x[i]);
-    std::printf("  %4zu %14.9g %15.9g %5.2f", i, x[i], cpu, course::ulp_error(cpu, exact));
-    for (const std::vector<float>* values : {&gpu.expf, &gpu.fast}) {
-      if (i < values->size()) {
-        std::printf(" %15.9g %5.2f", (*values)[i], course::ulp_error((*values)[i], exact));
-      } else {
-        std::printf(" %15s %5s", "-", "");
-      }
-    }
-    std::printf(" %20.15g\n", exact);
+    std::printf("  %4zu %14.9g %15.9g %5.2f %15.9g %5.2f %15.9g %5.2f %20.15g\n", i, x[i], cpu,
+                course::ulp_error(cpu, exact), expf_values[i], course::ulp_error(expf_values[i], exact), fast_values[i],
+                course::ulp_error(fast_values[i], exact), exact);
   }
 }
 
 int run(int argc, char** argv) {
-  course::LessonCli cli("01_vector_exp", "y = exp(x) for a vector of floats: CPU (1 thread, all cores) against GPU",
+  course::Lesson lesson("01_vector_exp", "y = exp(x) for a vector of floats: CPU (1 thread, all cores) against GPU",
                         {"-l,--length", "number of elements", kDefaultLength, kMaxLength});
-  LessonOptions lesson;
-  cli.app().add_option("--block", lesson.launch.block_size, "threads per block")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
-  cli.app().add_option("--grid", lesson.launch.grid_size, "blocks in the grid (0 = 4 times as many as fit on the GPU at once)")
+  vector_exp::LaunchConfig launch;
+  std::vector<std::string> kernel_names;
+  int show = 6;
+  lesson.add_kernel_option(kernel_names, course::kernel_names(vector_exp::kernels()));
+  lesson.cli().add_option("--block", launch.block_size, "threads per block")->check(CLI::Range(1, 1024))->capture_default_str();
+  lesson.cli().add_option("--grid", launch.grid_size, "blocks in the grid (0 = each kernel's own choice)")
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
-  cli.app().add_option("--ilp", lesson.launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
+  lesson.cli().add_option("--ilp", launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
       ->check(CLI::IsMember({1, 2, 4, 8}))->capture_default_str();
-  cli.app().add_option("--show", lesson.show, "first values to print side by side")
-      ->check(CLI::Range(0, 64))->capture_default_str();
-  const course::CommonOptions& options = cli.parse(argc, argv);
+  lesson.cli().add_option("--show", show, "first values to print side by side")->check(CLI::Range(0, 64))->capture_default_str();
+  const course::CommonOptions& options = lesson.parse(argc, argv);
+  const auto selected = course::select_kernels(vector_exp::kernels(), kernel_names);
 
   const std::size_t n = static_cast<std::size_t>(options.size);
   const double bytes = 2.0 * sizeof(float) * static_cast<double>(n);  // x read once, y written once
-  course::Report report(cli, "y = exp(x) over " + course::format_count(n) + " floats", {"GB/s", 1e9, "bytes"});
+  lesson.set_title("y = exp(x) over " + course::format_count(n) + " floats");
+  // Before the host allocates gigabytes it would not need: do x and y fit in the GPU?
+  lesson.require_device_memory(2 * n * sizeof(float), "x and y (2 x " + course::format_bytes(4.0 * n) + ")");
+  course::require_host_memory(2 * n * sizeof(float), "x and y on the host");
 
-  // The GPU first: whether there is one, and whether x and y fit in it, before the host
-  // allocates gigabytes it would not need.
-  const course::GpuStatus gpu = course::open_gpu(options);
-  report.set_gpu(gpu);
-  if (gpu.usable) {
-    course::require_device_memory(2 * n * sizeof(float), "x and y (2 x " + course::format_bytes(4.0 * n) + ")");
-  }
-  const std::size_t host_arrays = 1 + (options.skip_cpu ? 0 : 1) + (gpu.usable ? 1 : 0);
-  course::require_host_memory(host_arrays * n * sizeof(float),
-                              std::to_string(host_arrays) + " host arrays of " + course::format_bytes(4.0 * n));
-
-  std::vector<float> x(n);
+  std::vector<float> x(n), y(n);
   course::fill_normal(x, options.seed);  // mean 0, standard deviation 1
   const course::ReferenceBlock reference = vector_exp::exp_reference(x);
+  const double largest = vector_exp::max_abs(x);
+  auto host_check = [&](double ulp) { return course::check_host<float>(y, reference, course::Tolerance::ulps(ulp)); };
 
-  if (!options.skip_cpu) run_cpu(options, x, reference, bytes, report);
+  // ---- CPU ----
+  // The scalar loops are teaching rows (what the compiler makes of std::exp by default); the
+  // SIMD rows (glibc's vector expf) are what the GPU's speedups are quoted against. All are held
+  // against a host copy of the same traffic, measured now.
+  const std::string threads = std::to_string(options.cpu_threads()) + " threads";
+  const std::string simd = vector_exp::simd_width_name();
+  lesson.add_host_copy_ceiling(bytes);
+  lesson.add({.name = "CPU std::exp, 1 thread, scalar (teaching)", .work = bytes, .ceiling = "host_copy",
+              .run = [&](cudaStream_t) { vector_exp::exp_serial(x, y); }, .check = host_check(1)});  // glibc: < 1 ulp
+  lesson.add({.name = "CPU std::exp, " + threads + ", scalar (teaching)", .work = bytes, .ceiling = "host_copy",
+              .run = [&](cudaStream_t) { vector_exp::exp_parallel(x, y); }, .check = host_check(1)});
+  lesson.add({.name = "CPU libmvec expf, 1 thread (" + simd + ")", .role = Role::cpu_serial, .work = bytes,
+              .ceiling = "host_copy", .run = [&](cudaStream_t) { vector_exp::exp_simd_serial(x, y); },
+              .check = host_check(4)});  // glibc promises libmvec's functions to within 4 ulp
+  lesson.add({.name = "CPU libmvec expf, " + threads + " (" + simd + ")", .role = Role::cpu_parallel, .work = bytes,
+              .ceiling = "host_copy", .run = [&](cudaStream_t) { vector_exp::exp_simd_parallel(x, y); },
+              .check = host_check(4)});
 
-  FirstValues first;
-  if (gpu.usable) {
-    first = run_gpu(options, lesson, x, reference, bytes, report);
-    report.extra()["context_creation_ms"] = gpu.context_creation_ms;
-  } else {
-    const std::string reason = gpu.reason;
-    report.add_skipped(kExpfRow, Target::gpu, Role::gpu_kernel, reason);
-    report.add_skipped(kFastRow, Target::gpu, Role::detail, reason);
-    report.add_skipped(kFloat4Row, Target::gpu, Role::detail, reason);
-    report.add_skipped(kEndToEndRow, Target::gpu, Role::gpu_end_to_end, reason);
+  // ---- GPU ----
+  course::DeviceBuffer<float> d_x, d_y;  // allocated only when a GPU is usable
+  double first_launch_ms = 0;
+  lesson.on_gpu([&] {
+    d_x = course::DeviceBuffer<float>(n, "x");
+    d_y = course::DeviceBuffer<float>(n, "y");
+    d_x.copy_from_host(x);
+    // The very first launch also loads the kernels' code onto the GPU: time it apart.
+    course::HostTimer timer;
+    vector_exp::launch_one_per_element(d_x.data(), d_y.data(), n, launch, lesson.stream());
+    CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
+    first_launch_ms = timer.elapsed_ms();
+  });
+  lesson.add_device_copy_ceiling(bytes, /*also_warm_l2=*/options.flush_l2);
+
+  std::vector<float> head_expf, head_fast;  // the first values of two kernels, for the side-by-side
+  for (const auto* kernel : selected) {
+    const double ulp = vector_exp::promised_ulp(kernel->name, largest);
+    course::Check check = course::check_device<float>(d_y, y, reference, course::Tolerance::ulps(ulp));
+    std::vector<float>* head = kernel->name == kHeadline ? &head_expf : kernel->name == "fast_expf" ? &head_fast : nullptr;
+    if (head) {
+      check.verify = [verify = check.verify, head, &y] {
+        course::VerifyResult result = verify();
+        head->assign(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(y.size(), 64)));
+        return result;
+      };
+    }
+    auto shape = std::make_shared<course::LaunchShape>();
+    lesson.add({.name = "GPU " + std::string(kernel->name), .target = Target::gpu,
+                .role = kernel->name == kHeadline ? Role::gpu_kernel : Role::detail, .work = bytes,
+                .ceiling = "d2d_copy",
+                .run = [&, kernel, shape](cudaStream_t s) { *shape = kernel->launch(d_x.data(), d_y.data(), n, launch, s); },
+                .check = check, .note_after_run = [shape] { return shape->describe(); }});
   }
-  report.extra()["launch"] = {{"block", lesson.launch.block_size}, {"grid", lesson.launch.grid_size},
-                              {"ilp", lesson.launch.ilp}};
 
-  print_first_values(x, first, lesson.show);
-  if (gpu.usable) {
-    std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of the expf kernel: %.3f ms\n",
-                gpu.context_creation_ms, report.extra()["first_launch_ms"].get<double>());
+  const auto& headline = vector_exp::kernel(kHeadline);
+  auto run_headline = [&](cudaStream_t s) { headline.launch(d_x.data(), d_y.data(), n, launch, s); };
+  if (options.flush_l2) {  // the same kernel without the flush: what is still in L2 is served from there
+    lesson.add({.name = "GPU " + std::string(kHeadline) + ", L2 left warm", .target = Target::gpu, .work = bytes,
+                .ceiling = "d2d_copy_warm_l2", .run = run_headline, .flush_l2 = false});
   }
-  report.print(std::cout);
-  if (!options.json_path.empty()) report.write_json(options.json_path);
-  return report.exit_code();
+  // End to end: what a program that starts and ends with host data waits for. The copies use
+  // ordinary (pageable) host memory; lesson 03 shows pinned memory and overlapping copies.
+  const course::RepeatOptions copy_repeat{1, std::min(options.reps, 10)};
+  lesson.add({.name = "GPU copy x to device (pageable)", .target = Target::gpu, .work = bytes / 2,
+              .run = [&](cudaStream_t) { d_x.copy_from_host(x); }, .timing = course::Timing::host,
+              .repeat = copy_repeat});
+  lesson.add({.name = "GPU copy y to host (pageable)", .target = Target::gpu, .work = bytes / 2,
+              .run = [&](cudaStream_t) { d_y.copy_to_host(y); }, .timing = course::Timing::host,
+              .repeat = copy_repeat});
+  lesson.add({.name = "GPU end-to-end: copy in, " + std::string(kHeadline) + ", copy out", .target = Target::gpu,
+              .role = Role::gpu_end_to_end, .work = bytes,
+              .run = [&](cudaStream_t s) {
+                d_x.copy_from_host_async(x, s);
+                run_headline(s);
+                d_y.copy_to_host_async(y, s);  // the harness synchronizes before y is read
+              },
+              .check = host_check(2), .timing = course::Timing::host, .repeat = copy_repeat});
+
+  lesson.run_variants();
+  print_first_values(x, head_expf, head_fast, head_fast.empty() ? 0 : show);
+  if (lesson.has_gpu()) {
+    std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n",
+                lesson.gpu().context_creation_ms, first_launch_ms);
+    lesson.report().extra()["first_launch_ms"] = first_launch_ms;
+    lesson.report().extra()["context_creation_ms"] = lesson.gpu().context_creation_ms;
+  }
+  lesson.report().extra()["launch"] = {{"block", launch.block_size}, {"grid", launch.grid_size}, {"ilp", launch.ilp}};
+  return lesson.finish();
 }
 
 }  // namespace

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "course/check.hpp"
+#include "course/errors.hpp"
 #include "course/device_buffer.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
@@ -16,7 +18,6 @@
 
 namespace {
 
-using vector_exp::Kernel;
 
 // Sizes that break sloppy kernels: 1, primes, one around each block boundary, non-multiples of 4.
 const std::size_t kSizes[] = {1, 2, 3, 5, 7, 31, 255, 256, 257, 1000, 4099, 65537, 1000003};
@@ -77,40 +78,37 @@ TEST(VectorExpCpu, AWrongOrMissingElementFailsVerification) {
 }
 
 TEST(VectorExpCpu, PromisedAccuracy) {
-  EXPECT_EQ(vector_exp::promised_ulp(Kernel::expf_grid_stride, 50.0), 2.0);
-  EXPECT_EQ(vector_exp::promised_ulp(Kernel::fast_expf, 0.0), 2.0);
-  EXPECT_EQ(vector_exp::promised_ulp(Kernel::fast_expf, 5.0), 7.0);  // 2 + floor(5.865)
+  EXPECT_EQ(vector_exp::promised_ulp("grid_stride_ilp", 50.0), 2.0);
+  EXPECT_EQ(vector_exp::promised_ulp("fast_expf", 0.0), 2.0);
+  EXPECT_EQ(vector_exp::promised_ulp("fast_expf", 5.0), 7.0);  // 2 + floor(5.865)
   EXPECT_EQ(vector_exp::max_abs(std::vector<float>{1.0f, -4.5f, 2.0f}), 4.5);
 }
 
 // Runs `kernel` on x on the GPU (output poisoned first) and returns y.
-std::vector<float> run_on_gpu(Kernel kernel, const std::vector<float>& x, const vector_exp::LaunchConfig& config = {}) {
+std::vector<float> run_on_gpu(const std::string& kernel, const std::vector<float>& x,
+                              const vector_exp::LaunchConfig& config = {}) {
   course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
   d_x.copy_from_host(x);
   d_y.poison();
-  vector_exp::launch_exp(kernel, d_x.data(), d_y.data(), x.size(), config, nullptr);
+  vector_exp::kernel(kernel).launch(d_x.data(), d_y.data(), x.size(), config, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> y(x.size());
   d_y.copy_to_host(y);
   return y;
 }
 
-void expect_matches_reference(Kernel kernel, const std::vector<float>& x, const std::vector<float>& y) {
+void expect_matches_reference(const std::string& kernel, const std::vector<float>& x, const std::vector<float>& y) {
   const double ulp = vector_exp::promised_ulp(kernel, vector_exp::max_abs(x));
   const auto check = course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(ulp));
-  EXPECT_TRUE(check.passed) << vector_exp::kernel_label(kernel) << ": " << check.summary();
+  EXPECT_TRUE(check.passed) << kernel << ": " << check.summary();
 }
 
 }  // namespace
 
-namespace vector_exp {
-// Readable names in test output: "GetParam() = expf" rather than the enum's bytes.
-void PrintTo(Kernel kernel, std::ostream* out) { *out << kernel_label(kernel); }
-}  // namespace vector_exp
-
 namespace {
 
-class GpuExpKernels : public ::testing::TestWithParam<Kernel> {};
+// Every kernel in kernels/registry.inc, without naming any: a new kernel is tested as it is added.
+class GpuExpKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuExpKernels, MatchReferenceAtAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
@@ -141,16 +139,20 @@ TEST_P(GpuExpKernels, TinyGridLoopsOverEverything) {
   expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {1, 1, 1}));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, GpuExpKernels,
-                         ::testing::Values(Kernel::expf_grid_stride, Kernel::fast_expf, Kernel::expf_float4),
-                         [](const ::testing::TestParamInfo<Kernel>& param_info) {
-                           switch (param_info.param) {
-                             case Kernel::expf_grid_stride: return std::string("expf");
-                             case Kernel::fast_expf: return std::string("fast_expf");
-                             case Kernel::expf_float4: return std::string("expf_float4");
-                           }
-                           return std::string("unknown");
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, GpuExpKernels, ::testing::ValuesIn(course::kernel_names(vector_exp::kernels())),
+                         course::testing::ParamName());
+
+TEST(VectorExpRegistry, NamesAreUniqueAndSelectable) {
+  const auto names = course::kernel_names(vector_exp::kernels());
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names.front(), "one_per_element") << "the progression starts with the one-thread-per-element kernel";
+  for (const std::string& name : names) {
+    EXPECT_EQ(vector_exp::kernel(name).name, name);
+    EXPECT_EQ(course::select_kernels(vector_exp::kernels(), {name}).size(), 1u);
+  }
+  EXPECT_EQ(course::select_kernels(vector_exp::kernels(), {"all"}).size(), names.size());
+  EXPECT_THROW(course::select_kernels(vector_exp::kernels(), {"no_such_kernel"}), course::UsageError);
+}
 
 TEST(GpuExpFloat4, MisalignedPointersStillCorrect) {
   COURSE_REQUIRE_GPU_OR_SKIP();
@@ -164,13 +166,13 @@ TEST(GpuExpFloat4, MisalignedPointersStillCorrect) {
     for (std::size_t y_offset : {0, 1, 3}) {
       SCOPED_TRACE("x + " + std::to_string(x_offset) + ", y + " + std::to_string(y_offset));
       d_y.poison();
-      vector_exp::launch_exp(Kernel::expf_float4, d_x.data() + x_offset, d_y.data() + y_offset, n, {}, nullptr);
+      vector_exp::launch_float4(d_x.data() + x_offset, d_y.data() + y_offset, n, {}, nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
       std::vector<float> all(x.size());
       d_y.copy_to_host(all);
       const std::vector<float> view_x(x.begin() + x_offset, x.begin() + x_offset + n);
       const std::vector<float> view_y(all.begin() + y_offset, all.begin() + y_offset + n);
-      expect_matches_reference(Kernel::expf_float4, view_x, view_y);
+      expect_matches_reference("float4", view_x, view_y);
       EXPECT_TRUE(std::isnan(all[y_offset + n])) << "wrote past the end of the view";
       if (y_offset > 0) {
         EXPECT_TRUE(std::isnan(all[y_offset - 1])) << "wrote before the start of the view";
@@ -183,7 +185,7 @@ TEST(GpuVectorExp, ClosedFormAndSpecialValues) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> x = {0.0f, 1.0f, std::log(2.0f), -inf, inf, 89.0f, -110.0f};
-  const auto y = run_on_gpu(Kernel::expf_grid_stride, x);
+  const auto y = run_on_gpu("grid_stride_ilp", x);
   EXPECT_EQ(y[0], 1.0f);
   EXPECT_NEAR(y[1], 2.718281828f, 1e-6f);
   EXPECT_NEAR(y[2], 2.0f, 1e-6f);
@@ -191,7 +193,7 @@ TEST(GpuVectorExp, ClosedFormAndSpecialValues) {
   EXPECT_EQ(y[4], inf);
   EXPECT_EQ(y[5], inf);
   EXPECT_EQ(y[6], 0.0f);
-  const auto nan = run_on_gpu(Kernel::expf_grid_stride, {std::numeric_limits<float>::quiet_NaN()});
+  const auto nan = run_on_gpu("grid_stride_ilp", {std::numeric_limits<float>::quiet_NaN()});
   EXPECT_TRUE(std::isnan(nan[0])) << "exp(NaN) is NaN";
 }
 
@@ -202,7 +204,7 @@ TEST(GpuVectorExp, ADeliberatelyWrongOrShortResultFails) {
   d_x.copy_from_host(x);
   d_y.poison();
   // Launch for one element too few: the last element stays poisoned (NaN) and must fail.
-  vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), x.size() - 1, {}, nullptr);
+  vector_exp::launch_grid_stride_ilp(d_x.data(), d_y.data(), x.size() - 1, {}, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> y(x.size());
   d_y.copy_to_host(y);
@@ -212,7 +214,7 @@ TEST(GpuVectorExp, ADeliberatelyWrongOrShortResultFails) {
   EXPECT_EQ(check.worst_index, x.size() - 1);
 
   // A full launch, then one element overwritten on the device with a wrong value.
-  vector_exp::launch_exp(Kernel::expf_grid_stride, d_x.data(), d_y.data(), x.size(), {}, nullptr);
+  vector_exp::launch_grid_stride_ilp(d_x.data(), d_y.data(), x.size(), {}, nullptr);
   const float wrong = 1.0f;
   CUDA_CHECK(cudaMemcpy(d_y.data() + 1234, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
   d_y.copy_to_host(y);
@@ -226,14 +228,55 @@ TEST(GpuVectorExp, FastIntrinsicIsLessAccurateThanExpf) {
   // Inputs up to |x| = 20: __expf's error grows with |x|, expf's does not.
   std::vector<float> x(1 << 16);
   course::fill_uniform(x, course::fresh_seed(), -20.0f, 20.0f);
-  const auto accurate = course::verify(run_on_gpu(Kernel::expf_grid_stride, x), vector_exp::exp_reference(x),
+  const auto accurate = course::verify(run_on_gpu("grid_stride_ilp", x), vector_exp::exp_reference(x),
                                        course::Tolerance::ulps(2));
-  const auto fast = course::verify(run_on_gpu(Kernel::fast_expf, x), vector_exp::exp_reference(x),
-                                   course::Tolerance::ulps(vector_exp::promised_ulp(Kernel::fast_expf, 20.0)));
+  const auto fast = course::verify(run_on_gpu("fast_expf", x), vector_exp::exp_reference(x),
+                                   course::Tolerance::ulps(vector_exp::promised_ulp("fast_expf", 20.0)));
   EXPECT_TRUE(accurate.passed) << accurate.summary();
   EXPECT_TRUE(fast.passed) << fast.summary();
   EXPECT_LE(accurate.max_ulp_error, 2.0);
   EXPECT_GT(fast.max_ulp_error, accurate.max_ulp_error);
+}
+
+}  // namespace
+
+// ---- Exercises: the solution is checked; the starter, as shipped, must fail ----------------
+#include "exercises/exercises.hpp"
+
+namespace {
+
+using ExerciseLauncher = void (*)(const float*, float*, std::size_t, cudaStream_t);
+
+course::VerifyResult run_gaussian(ExerciseLauncher launch, const std::vector<float>& x) {
+  course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
+  d_x.copy_from_host(x);
+  d_y.poison();
+  launch(d_x.data(), d_y.data(), x.size(), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> y(x.size());
+  d_y.copy_to_host(y);
+  const course::ReferenceBlock reference = [&x](std::size_t begin, std::size_t end, double* out) {
+    for (std::size_t i = begin; i < end; ++i) out[i - begin] = std::exp(-0.5 * double(x[i]) * double(x[i]));
+  };
+  // expf's 2 ulp, plus the rounding of -x*x/2 in float (|x| <= ~15 here): a few ulp more.
+  return course::verify(y, reference, course::Tolerance::relative(1e-5, 1e-30));
+}
+
+TEST(GpuExercise, GaussianSolutionMatches) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  for (std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{257}, std::size_t{100003}}) {
+    const auto x = random_input(n, course::fresh_seed());
+    const auto check = run_gaussian(vector_exp::exercises::launch_gaussian_solution, x);
+    EXPECT_TRUE(check.passed) << "n = " << n << ": " << check.summary();
+  }
+}
+
+TEST(GpuExercise, GaussianStarterAsShippedFailsVerification) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto x = random_input(1000, course::fresh_seed());
+  const auto check = run_gaussian(vector_exp::exercises::launch_gaussian_starter, x);
+  EXPECT_FALSE(check.passed) << "the empty starter writes nothing: every element should stay poisoned";
+  EXPECT_EQ(check.nan_count, x.size());
 }
 
 }  // namespace

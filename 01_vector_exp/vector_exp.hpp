@@ -1,52 +1,60 @@
 // Lesson 01: y = exp(x) for a vector of floats, on the CPU and on the GPU.
 //
 // This header is the lesson's API, shared by main.cpp and the tests: the CPU versions
-// (vector_exp_cpu.cpp), the GPU kernels and their launchers (vector_exp_gpu.cu, and
-// exp_float4.cu, the solution of exercise 1), and the reference they are all checked against.
+// (vector_exp_cpu.cpp), the reference they are all checked against, and the GPU kernels, one
+// per file in kernels/, listed in kernels/registry.inc. It is light on purpose: kernel files
+// include it, so it pulls in nothing but the CUDA runtime's declarations.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <span>
-#include <string>
+#include <string_view>
 
+#include "course/kernel_registry.hpp"
+#include "course/launch.hpp"
 #include "course/verify.hpp"
 
 namespace vector_exp {
 
 // ---- CPU ----------------------------------------------------------------------------------
-void exp_serial(std::span<const float> x, std::span<float> y);    // one thread, std::exp
-void exp_parallel(std::span<const float> x, std::span<float> y);  // all cores, OpenMP
+void exp_serial(std::span<const float> x, std::span<float> y);    // one thread, std::exp (scalar)
+void exp_parallel(std::span<const float> x, std::span<float> y);  // all cores, OpenMP, scalar
+// SIMD with glibc's vector expf (vector_exp_simd.cpp): the CPU rows the GPU is compared with.
+void exp_simd_serial(std::span<const float> x, std::span<float> y);
+void exp_simd_parallel(std::span<const float> x, std::span<float> y);
+const char* simd_width_name();  // "AVX2, 8 lanes", ...
 
 // exp(x) in double precision, computed block by block while verifying (never stored whole).
 course::ReferenceBlock exp_reference(std::span<const float> x);
 
 // ---- GPU ----------------------------------------------------------------------------------
-enum class Kernel {
-  expf_grid_stride,  // expf: the accurate CUDA math function (at most 2 ulp)
-  fast_expf,         // __expf: the hardware approximation (error grows with |x|)
-  expf_float4,       // expf with 16-byte float4 loads and stores (exercise 1)
-};
-std::string kernel_label(Kernel kernel);
-
 struct LaunchConfig {
   int block_size = 256;  // threads per block
-  int grid_size = 0;     // blocks; 0 = 4 waves of the blocks that can be resident at once
-  int ilp = 4;           // elements each thread loads before it computes (1, 2, 4 or 8)
+  int grid_size = 0;     // blocks; 0 = the kernel's own choice (see each kernel file)
+  int ilp = 4;           // grid_stride_ilp and fast_expf: elements each thread loads first (1, 2, 4, 8)
 };
 
-// Launches `kernel` on device arrays x and y of n floats in `stream` and checks the launch.
-// Returns the grid size actually used.
-int launch_exp(Kernel kernel, const float* x, float* y, std::size_t n, const LaunchConfig& config,
-               cudaStream_t stream);
+// Every kernel's launcher has this shape: y[i] = exp(x[i]) for i < n, device pointers, in
+// `stream`, launch checked. It returns the grid it launched.
+using Launcher = course::LaunchShape (*)(const float* x, float* y, std::size_t n, const LaunchConfig& config,
+                                         cudaStream_t stream);
 
-// The float4 kernel's launcher (exp_float4.cu, exercise 1); launch_exp calls it.
-int launch_exp_float4(const float* x, float* y, std::size_t n, const LaunchConfig& config, cudaStream_t stream);
+#define COURSE_KERNEL(name, summary)                                                                 \
+  course::LaunchShape launch_##name(const float* x, float* y, std::size_t n, const LaunchConfig& config, \
+                                    cudaStream_t stream);
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
 
-// The accuracy each kernel promises (CUDA Programming Guide, mathematical functions appendix):
-// expf at most 2 ulp; __expf at most 2 + floor(|1.173 x|) ulp, so it depends on the inputs.
-double promised_ulp(Kernel kernel, double max_abs_x);
+// The registry: every kernel above, in the order of the progression.
+std::span<const course::KernelEntry<Launcher>> kernels();
+const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+
+// The accuracy a kernel promises (CUDA Programming Guide, mathematical functions appendix):
+// expf at most 2 ulp; __expf (fast_expf) at most 2 + floor(|1.173 x|) ulp, so it depends on
+// the inputs.
+double promised_ulp(std::string_view kernel_name, double max_abs_x);
 
 // Largest |x| in the input, for promised_ulp.
 double max_abs(std::span<const float> x);

@@ -9,7 +9,7 @@
 
 #include "streams.hpp"
 
-namespace overlap {
+namespace streams {
 
 std::vector<Chunk> split_chunks(std::size_t n, std::size_t chunks) {
   if (chunks == 0 || chunks > n) {
@@ -74,4 +74,4 @@ double sequential_pipeline_ms(double h, double k, double d, std::size_t chunks) 
   return static_cast<double>(chunks) * (h + k + d);
 }
 
-}  // namespace overlap
+}  // namespace streams

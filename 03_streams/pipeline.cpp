@@ -31,7 +31,7 @@
 #include "course/check.hpp"
 #include "streams.hpp"
 
-namespace overlap {
+namespace streams {
 
 namespace {
 
@@ -44,7 +44,12 @@ void require_inside(const Chunk& chunk, std::size_t n) {
   }
 }
 
-// One stage of one chunk, issued into `stream` (returns at once; the GPU does it later).
+std::string plural(std::size_t count, const char* word) {
+  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+}
+
+}  // namespace
+
 void issue_stage(Stage stage, PinnedArrays& host, DeviceArrays& device, const Chunk& chunk, const Transform& transform,
                  cudaStream_t stream) {
   const std::size_t bytes = chunk.count * sizeof(float);
@@ -54,7 +59,7 @@ void issue_stage(Stage stage, PinnedArrays& host, DeviceArrays& device, const Ch
                                  cudaMemcpyHostToDevice, stream));
       break;
     case Stage::kernel:
-      launch_transform(device.x.data() + chunk.offset, device.y.data() + chunk.offset, chunk.count, transform,
+      transform.launch(device.x.data() + chunk.offset, device.y.data() + chunk.offset, chunk.count, transform,
                        stream);
       break;
     case Stage::d2h:
@@ -64,8 +69,8 @@ void issue_stage(Stage stage, PinnedArrays& host, DeviceArrays& device, const Ch
   }
 }
 
-void require_streams_and_chunks(const PinnedArrays& host, const DeviceArrays& device,
-                                std::span<const Chunk> chunks, std::size_t streams) {
+void require_streams_and_chunks(const PinnedArrays& host, const DeviceArrays& device, std::span<const Chunk> chunks,
+                                std::size_t streams) {
   if (streams == 0) throw std::invalid_argument("no streams to issue the chunks to");
   const std::size_t n = host.x.size();
   if (host.y.size() != n || device.x.size() != n || device.y.size() != n) {
@@ -74,10 +79,9 @@ void require_streams_and_chunks(const PinnedArrays& host, const DeviceArrays& de
   for (const Chunk& chunk : chunks) require_inside(chunk, n);
 }
 
-// Runs `issue`, which issues work into `streams`, then waits until every stream has finished:
-// only then may the host read what the GPU wrote. StreamSyncGuard does this for one stream; one
-// guard per stream would need a container of guards, and a guard's destructor may throw, which
-// a container's destructor must not. So the same logic, for a list of streams, is written out.
+// StreamSyncGuard does this for one stream; one guard per stream would need a container of
+// guards, and a guard's destructor may throw, which a container's destructor must not. So the
+// same logic, for a list of streams, is written out.
 void issue_then_wait(std::span<const course::Stream> streams, const std::function<void()>& issue) {
   try {
     issue();
@@ -89,12 +93,6 @@ void issue_then_wait(std::span<const course::Stream> streams, const std::functio
   }
   for (const course::Stream& stream : streams) stream.synchronize();
 }
-
-std::string plural(std::size_t count, const char* word) {
-  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
-}
-
-}  // namespace
 
 const char* stage_name(Stage stage) {
   switch (stage) {
@@ -111,7 +109,7 @@ void run_pageable(std::span<const float> x, std::span<float> y, DeviceArrays& de
   // legacy default stream, 0) is ordered after the copy; a kernel in a non-blocking stream
   // would not be, and could read x before it arrived.
   device.x.copy_from_host(x);                                                   // cudaMemcpy
-  launch_transform(device.x.data(), device.y.data(), x.size(), transform, nullptr);  // stream 0
+  transform.launch(device.x.data(), device.y.data(), x.size(), transform, nullptr);  // stream 0
   // Device-to-host into pageable memory: waits for the kernel (same stream) and returns only
   // when y holds every byte.
   device.y.copy_to_host(y);  // cudaMemcpy
@@ -120,7 +118,7 @@ void run_pageable(std::span<const float> x, std::span<float> y, DeviceArrays& de
 void run_one_stream(PinnedArrays& host, DeviceArrays& device, const Transform& transform, cudaStream_t stream) {
   course::StreamSyncGuard sync(stream);  // leaving this function waits for the stream
   device.x.copy_from_host_async(host.x.span(), stream);  // returns at once: the copy is queued
-  launch_transform(device.x.data(), device.y.data(), host.x.size(), transform, stream);  // after the copy
+  transform.launch(device.x.data(), device.y.data(), host.x.size(), transform, stream);  // after the copy
   device.y.copy_to_host_async(host.y.span(), stream);  // after the kernel
   // host.y must not be read here yet: the copies and the kernel may not even have started.
 }
@@ -236,16 +234,4 @@ void infer_copy_starts(std::span<TimelineEvent> events) {
   }
 }
 
-nlohmann::json timeline_json(const Timeline& timeline) {
-  nlohmann::json events = nlohmann::json::array();
-  for (const TimelineEvent& event : timeline.events) {
-    events.push_back({{"stream", event.stream},
-                      {"chunk", event.chunk},
-                      {"stage", stage_name(event.stage)},
-                      {"start_ms", event.start_ms},
-                      {"end_ms", event.end_ms}});
-  }
-  return {{"title", timeline.title}, {"events", std::move(events)}};
-}
-
-}  // namespace overlap
+}  // namespace streams

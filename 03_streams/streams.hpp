@@ -1,8 +1,8 @@
 // Lesson 03: overlapping copies with compute, with CUDA streams.
 //
-// This header is the lesson's API, shared by main.cpp and the tests:
+// This header is the lesson's API, shared by main.cpp, the kernels and the tests:
 //  - the computation, y[i] = f(x[i]) with f = `intensity` steps of v = v * a + b, on the CPU
-//    (transform_cpu.cpp) and on the GPU (transform_kernel.cu);
+//    (transform_cpu.cpp) and on the GPU (kernels/, listed in kernels/registry.inc);
 //  - splitting n elements into chunks, and the ideal time of a pipeline of chunks (chunks.cpp);
 //  - the four ways of getting x to the GPU and y back (pipeline.cpp):
 //      (a) pageable host memory, synchronous cudaMemcpy, the legacy default stream;
@@ -11,24 +11,29 @@
 //          and kernels run at the same time; (d) is (c) with chunks of unequal length;
 //  - the measurements behind the pipeline analysis: per-chunk stage times without overlap,
 //    and a timeline of one pipelined run.
+// It is light on purpose: kernel files include it, so it pulls in nothing but the CUDA
+// runtime's declarations and light course headers (the JSON of the analysis and the timeline
+// is in pipeline_report.hpp, which only host code includes).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "course/device_buffer.hpp"
+#include "course/kernel_registry.hpp"
+#include "course/launch.hpp"
 #include "course/stream.hpp"
 #include "course/timing.hpp"
 #include "course/verify.hpp"
 
-namespace overlap {
+namespace streams {
 
 // ---- The computation -----------------------------------------------------------------------
 // One step is v = v * a + b, rounded after the multiply AND after the add (never fused into an
@@ -46,22 +51,31 @@ void transform_parallel(std::span<const float> x, std::span<float> y, int intens
 // by block while verifying. Every variant, CPU or GPU, must equal it to the bit.
 course::ReferenceBlock transform_reference(std::span<const float> x, int intensity);
 
-// ---- GPU kernel (transform_kernel.cu) --------------------------------------------------------
+// ---- GPU kernels (kernels/NN_<name>.cu, listed in kernels/registry.inc) ------------------------
 inline constexpr int kBlockSize = 256;
 
-// How the kernel is launched: the steps per element, and how many blocks of kBlockSize threads
-// fit on the GPU at once. The occupancy calculator is asked once, here, not before every launch:
-// that query is host work, and it would sit between a start event and the kernel it times.
-struct Transform {
-  int intensity = 0;
-  int resident_blocks = 1;
-};
-Transform make_transform(int intensity);  // for the current GPU
+// How the kernel is launched, and which kernel the variants (a) to (d) launch for each chunk.
+struct Transform;
+// Every kernel's launcher has this shape: y[i] = f(x[i]) for i < n, device pointers, in
+// `stream`, launch checked. It returns the grid it launched (nothing when n is 0).
+using Launcher = course::LaunchShape (*)(const float* x, float* y, std::size_t n, const Transform& transform,
+                                         cudaStream_t stream);
 
-// Launches y = f(x) on device arrays of n floats in `stream` and checks the launch. The grid
-// covers n, up to the resident blocks (the grid-stride loop does the rest). Returns the grid
-// size (0 when n is 0: nothing is launched).
-int launch_transform(const float* x, float* y, std::size_t n, const Transform& transform, cudaStream_t stream);
+#define COURSE_KERNEL(name, summary)                                                                       \
+  course::LaunchShape launch_##name(const float* x, float* y, std::size_t n, const Transform& transform, \
+                                    cudaStream_t stream);
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+
+struct Transform {
+  int intensity = 0;                   // steps of v = v * a + b per element
+  Launcher launch = launch_transform;  // the kernel every variant runs for each chunk
+  int max_blocks = 0;                  // grid cap; 0: the blocks that fit on the GPU at once
+};
+
+// The registry: every kernel above, in the order of the progression.
+std::span<const course::KernelEntry<Launcher>> kernels();
+const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
 
 // ---- Chunks (chunks.cpp) ---------------------------------------------------------------------
 struct Chunk {
@@ -113,6 +127,19 @@ enum class Stage { h2d, kernel, d2h };
 inline constexpr Stage kStages[] = {Stage::h2d, Stage::kernel, Stage::d2h};
 const char* stage_name(Stage stage);  // "h2d", "kernel", "d2h": the names in the JSON
 
+// The building blocks of the chunked variants (and of the exercises in exercises/):
+// Throws std::invalid_argument unless there is a stream, the arrays have one length and every
+// chunk is non-empty and inside it.
+void require_streams_and_chunks(const PinnedArrays& host, const DeviceArrays& device, std::span<const Chunk> chunks,
+                                std::size_t streams);
+// One stage of one chunk, issued into `stream` (returns at once; the GPU does it later).
+void issue_stage(Stage stage, PinnedArrays& host, DeviceArrays& device, const Chunk& chunk, const Transform& transform,
+                 cudaStream_t stream);
+// Runs `issue`, which issues work into `streams`, then waits until every stream has finished:
+// only then may the host read what the GPU wrote (also when `issue` throws: the work already
+// issued finishes before the error goes on, so no buffer is freed under a running copy).
+void issue_then_wait(std::span<const course::Stream> streams, const std::function<void()>& issue);
+
 // Median time of one chunk's copy in, kernel and copy out when nothing overlaps: the chunks run
 // one after another on one stream with events around each stage, repeated `repeat.reps` times
 // after `repeat.warmup` untimed runs; the median is taken over all chunks and repetitions.
@@ -149,8 +176,4 @@ Timeline record_timeline(PinnedArrays& host, DeviceArrays& device, const Transfo
 // kernels of different streams can really share the GPU.
 void infer_copy_starts(std::span<TimelineEvent> events);
 
-// The shape the plot script reads: {"title": ..., "events": [{"stream", "chunk", "stage",
-// "start_ms", "end_ms"}, ...]}.
-nlohmann::json timeline_json(const Timeline& timeline);
-
-}  // namespace overlap
+}  // namespace streams

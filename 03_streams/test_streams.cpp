@@ -1,6 +1,7 @@
 // Tests of lesson 03: chunk splitting, the ideal pipeline formula, the CPU transform against its
-// definition, and on a GPU the kernel and every variant (a) to (d) against the CPU result, bit
-// for bit, the timeline's events, and checks that fail when they should. Suites named Gpu* need
+// definition, and on a GPU every kernel of the registry and every variant (a) to (d) against the
+// CPU result, bit for bit, the timeline's events, the exercise, and checks that fail when they
+// should. Suites named Gpu* need
 // a GPU (label gpu); the others run anywhere (cpu).
 //
 // Compiled with -ffp-contract=off (CMakeLists.txt), like transform_cpu.cpp: the closed forms
@@ -21,12 +22,14 @@
 #include "course/stream.hpp"
 #include "course/verify.hpp"
 #include "gpu_test.hpp"
+#include "exercises/exercises.hpp"
+#include "pipeline_report.hpp"
 #include "streams.hpp"
 
 namespace {
 
-using overlap::Chunk;
-using overlap::Stage;
+using streams::Chunk;
+using streams::Stage;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
@@ -41,13 +44,13 @@ std::vector<float> random_input(std::size_t n, std::uint64_t seed) {
 
 // The definition of f, one element at a time: what the vectorized CPU code must equal.
 float f_definition(float v, int intensity) {
-  for (int k = 0; k < intensity; ++k) v = v * overlap::kA + overlap::kB;
+  for (int k = 0; k < intensity; ++k) v = v * streams::kA + streams::kB;
   return v;
 }
 
 std::vector<float> cpu_result(const std::vector<float>& x, int intensity) {
   std::vector<float> y(x.size(), kNaN);
-  overlap::transform_serial(x, y, intensity);
+  streams::transform_serial(x, y, intensity);
   return y;
 }
 
@@ -63,7 +66,7 @@ TEST(StreamsChunks, CoverEveryElementOnceInOrderAndBalanced) {
                                                        {5, 5},   {65537, 1000}, {100, 99}};
   for (const auto& [n, count] : cases) {
     SCOPED_TRACE("n = " + std::to_string(n) + ", chunks = " + std::to_string(count));
-    const std::vector<Chunk> chunks = overlap::split_chunks(n, count);
+    const std::vector<Chunk> chunks = streams::split_chunks(n, count);
     ASSERT_EQ(chunks.size(), count);
     std::size_t next = 0;
     for (std::size_t i = 0; i < count; ++i) {
@@ -81,8 +84,8 @@ TEST(StreamsChunks, CoverEveryElementOnceInOrderAndBalanced) {
 }
 
 TEST(StreamsChunks, DivisibleAndNot) {
-  for (const Chunk& chunk : overlap::split_chunks(16, 4)) EXPECT_EQ(chunk.count, 4u);
-  const std::vector<Chunk> uneven = overlap::split_chunks(10, 4);  // 3 3 2 2
+  for (const Chunk& chunk : streams::split_chunks(16, 4)) EXPECT_EQ(chunk.count, 4u);
+  const std::vector<Chunk> uneven = streams::split_chunks(10, 4);  // 3 3 2 2
   const Chunk expected[] = {{0, 3}, {3, 3}, {6, 2}, {8, 2}};
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(uneven[i].offset, expected[i].offset);
@@ -91,63 +94,63 @@ TEST(StreamsChunks, DivisibleAndNot) {
 }
 
 TEST(StreamsChunks, OneChunkPerElementAndOneChunkForAll) {
-  const std::vector<Chunk> singles = overlap::split_chunks(5, 5);
+  const std::vector<Chunk> singles = streams::split_chunks(5, 5);
   for (std::size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(singles[i].offset, i);
     EXPECT_EQ(singles[i].count, 1u);
   }
-  const std::vector<Chunk> whole = overlap::split_chunks(1000003, 1);
+  const std::vector<Chunk> whole = streams::split_chunks(1000003, 1);
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_EQ(whole[0].offset, 0u);
   EXPECT_EQ(whole[0].count, 1000003u);
 }
 
 TEST(StreamsChunks, BadInputsAreRejected) {
-  EXPECT_THROW(overlap::split_chunks(10, 0), std::invalid_argument);
-  EXPECT_THROW(overlap::split_chunks(10, 11), std::invalid_argument);
-  EXPECT_THROW(overlap::split_chunks(0, 1), std::invalid_argument);
-  EXPECT_THROW(overlap::split_chunks(0, 0), std::invalid_argument);
+  EXPECT_THROW(streams::split_chunks(10, 0), std::invalid_argument);
+  EXPECT_THROW(streams::split_chunks(10, 11), std::invalid_argument);
+  EXPECT_THROW(streams::split_chunks(0, 1), std::invalid_argument);
+  EXPECT_THROW(streams::split_chunks(0, 0), std::invalid_argument);
 }
 
 TEST(StreamsChunks, SmallestCountAboveThatLeavesARemainder) {
-  EXPECT_EQ(overlap::chunk_count_with_remainder(1 << 24, 16), 17u);
-  EXPECT_EQ(overlap::chunk_count_with_remainder(12, 1), 5u);  // 2, 3 and 4 divide 12
-  EXPECT_EQ(overlap::chunk_count_with_remainder(6, 2), 4u);   // 3 divides 6
-  EXPECT_EQ(overlap::chunk_count_with_remainder(1000003, 7), 8u);
-  EXPECT_EQ(overlap::chunk_count_with_remainder(10, 9), std::nullopt);  // only 10, which divides 10
-  EXPECT_EQ(overlap::chunk_count_with_remainder(5, 5), std::nullopt);
-  EXPECT_EQ(overlap::chunk_count_with_remainder(1, 1), std::nullopt);
-  EXPECT_EQ(overlap::chunk_count_with_remainder(2, 1), std::nullopt);   // 2 divides 2
-  EXPECT_EQ(overlap::chunk_count_with_remainder(3, 1), 2u);
+  EXPECT_EQ(streams::chunk_count_with_remainder(1 << 24, 16), 17u);
+  EXPECT_EQ(streams::chunk_count_with_remainder(12, 1), 5u);  // 2, 3 and 4 divide 12
+  EXPECT_EQ(streams::chunk_count_with_remainder(6, 2), 4u);   // 3 divides 6
+  EXPECT_EQ(streams::chunk_count_with_remainder(1000003, 7), 8u);
+  EXPECT_EQ(streams::chunk_count_with_remainder(10, 9), std::nullopt);  // only 10, which divides 10
+  EXPECT_EQ(streams::chunk_count_with_remainder(5, 5), std::nullopt);
+  EXPECT_EQ(streams::chunk_count_with_remainder(1, 1), std::nullopt);
+  EXPECT_EQ(streams::chunk_count_with_remainder(2, 1), std::nullopt);   // 2 divides 2
+  EXPECT_EQ(streams::chunk_count_with_remainder(3, 1), 2u);
 }
 
 // ---- The ideal pipeline ---------------------------------------------------------------------
 
 TEST(StreamsIdealPipeline, HandComputedCases) {
-  EXPECT_DOUBLE_EQ(overlap::ideal_pipeline_ms(1, 1, 1, 1), 3.0);  // one chunk: nothing to overlap
-  EXPECT_DOUBLE_EQ(overlap::ideal_pipeline_ms(2, 1, 2, 4), 11.0);  // the picture in chunks.cpp
-  EXPECT_DOUBLE_EQ(overlap::ideal_pipeline_ms(1, 2, 3, 4), 15.0);  // 6 + 3 x 3: copy-out bound
-  EXPECT_DOUBLE_EQ(overlap::ideal_pipeline_ms(0, 4, 0, 3), 12.0);  // kernel only: 3 x 4
-  EXPECT_DOUBLE_EQ(overlap::ideal_pipeline_ms(0.5, 0.25, 0.5, 16), 8.75);  // 1.25 + 15 x 0.5
-  EXPECT_DOUBLE_EQ(overlap::sequential_pipeline_ms(2, 1, 2, 4), 20.0);
-  EXPECT_DOUBLE_EQ(overlap::sequential_pipeline_ms(1, 1, 1, 1), overlap::ideal_pipeline_ms(1, 1, 1, 1));
+  EXPECT_DOUBLE_EQ(streams::ideal_pipeline_ms(1, 1, 1, 1), 3.0);  // one chunk: nothing to overlap
+  EXPECT_DOUBLE_EQ(streams::ideal_pipeline_ms(2, 1, 2, 4), 11.0);  // the picture in chunks.cpp
+  EXPECT_DOUBLE_EQ(streams::ideal_pipeline_ms(1, 2, 3, 4), 15.0);  // 6 + 3 x 3: copy-out bound
+  EXPECT_DOUBLE_EQ(streams::ideal_pipeline_ms(0, 4, 0, 3), 12.0);  // kernel only: 3 x 4
+  EXPECT_DOUBLE_EQ(streams::ideal_pipeline_ms(0.5, 0.25, 0.5, 16), 8.75);  // 1.25 + 15 x 0.5
+  EXPECT_DOUBLE_EQ(streams::sequential_pipeline_ms(2, 1, 2, 4), 20.0);
+  EXPECT_DOUBLE_EQ(streams::sequential_pipeline_ms(1, 1, 1, 1), streams::ideal_pipeline_ms(1, 1, 1, 1));
 }
 
 TEST(StreamsIdealPipeline, BetweenTheBottleneckAndNoOverlapAtAll) {
   const double stages[][3] = {{0.3, 0.1, 0.3}, {0.1, 2.0, 0.1}, {1, 1, 1}, {0.01, 0.02, 0.5}};
   for (const auto& s : stages) {
     for (std::size_t chunks : {1u, 2u, 16u, 1000u}) {
-      const double ideal = overlap::ideal_pipeline_ms(s[0], s[1], s[2], chunks);
-      EXPECT_LE(ideal, overlap::sequential_pipeline_ms(s[0], s[1], s[2], chunks) + 1e-12);
+      const double ideal = streams::ideal_pipeline_ms(s[0], s[1], s[2], chunks);
+      EXPECT_LE(ideal, streams::sequential_pipeline_ms(s[0], s[1], s[2], chunks) + 1e-12);
       EXPECT_GE(ideal, static_cast<double>(chunks) * std::max({s[0], s[1], s[2]}) - 1e-12);
     }
   }
 }
 
 TEST(StreamsIdealPipeline, BadInputsAreRejected) {
-  EXPECT_THROW(overlap::ideal_pipeline_ms(1, 1, 1, 0), std::invalid_argument);
-  EXPECT_THROW(overlap::ideal_pipeline_ms(-1, 1, 1, 2), std::invalid_argument);
-  EXPECT_THROW(overlap::sequential_pipeline_ms(1, 1, -0.5, 2), std::invalid_argument);
+  EXPECT_THROW(streams::ideal_pipeline_ms(1, 1, 1, 0), std::invalid_argument);
+  EXPECT_THROW(streams::ideal_pipeline_ms(-1, 1, 1, 2), std::invalid_argument);
+  EXPECT_THROW(streams::sequential_pipeline_ms(1, 1, -0.5, 2), std::invalid_argument);
 }
 
 // ---- CPU transform --------------------------------------------------------------------------
@@ -165,7 +168,7 @@ TEST(StreamsCpu, ClosedFormsForOneAndTwoSteps) {
   const auto two = cpu_result(x, 2);
   std::size_t differs_from_fma = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const float a = overlap::kA, b = overlap::kB;
+    const float a = streams::kA, b = streams::kB;
     ASSERT_EQ(one[i], x[i] * a + b) << "i = " << i;                // one step: round(round(x * a) + b)
     ASSERT_EQ(two[i], (x[i] * a + b) * a + b) << "i = " << i;      // two steps
     if (one[i] != std::fma(x[i], a, b)) ++differs_from_fma;        // one rounding instead of two
@@ -175,7 +178,7 @@ TEST(StreamsCpu, ClosedFormsForOneAndTwoSteps) {
   EXPECT_GT(differs_from_fma, 0u);
   // Known values: from 0, one step gives exactly b; the second step is then b * a + b.
   EXPECT_EQ(cpu_result({0.0f}, 1)[0], 0.5f);
-  EXPECT_EQ(cpu_result({0.0f}, 2)[0], 0.5f * overlap::kA + 0.5f);
+  EXPECT_EQ(cpu_result({0.0f}, 2)[0], 0.5f * streams::kA + 0.5f);
 }
 
 TEST(StreamsCpu, SerialMatchesTheDefinitionAtAwkwardSizes) {
@@ -199,7 +202,7 @@ TEST(StreamsCpu, ParallelEqualsSerialExactly) {
   for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000003}}) {
     const auto x = random_input(n, seed);
     std::vector<float> parallel(n, kNaN);
-    overlap::transform_parallel(x, parallel, 37);
+    streams::transform_parallel(x, parallel, 37);
     EXPECT_TRUE(same_bits(cpu_result(x, 37), parallel))
         << "the same operations on the same inputs must give the same bits, whatever the thread count";
   }
@@ -207,7 +210,7 @@ TEST(StreamsCpu, ParallelEqualsSerialExactly) {
 
 TEST(StreamsCpu, StaysFiniteAtTheHighestIntensity) {
   const std::vector<float> x = {-1e30f, -1.0f, 0.0f, 1.0f, 1e30f};
-  for (float y : cpu_result(x, overlap::kMaxIntensity)) {
+  for (float y : cpu_result(x, streams::kMaxIntensity)) {
     EXPECT_TRUE(std::isfinite(y));
     EXPECT_NEAR(y, 500.0f, 1.0f) << "every value ends near the fixed point b / (1 - a)";
   }
@@ -227,15 +230,15 @@ TEST(StreamsCpu, AWrongOrMissingElementFailsExactVerification) {
   EXPECT_FALSE(course::verify(missing, y, course::Tolerance::exact()).passed);
 }
 
-// ---- Timeline JSON (what scripts/plot.py reads) ---------------------------------------------
+// ---- Timeline JSON (what 03_streams/plot_timeline.py reads) ---------------------------------------------
 
 TEST(StreamsTimeline, JsonHasTheShapeThePlotScriptReads) {
-  overlap::Timeline timeline;
+  streams::Timeline timeline;
   timeline.title = "2 chunks over 2 streams, intensity 100";
   timeline.events = {{0, 0, Stage::h2d, 0.0, 0.0, 0.3},    {0, 0, Stage::kernel, 0.3, 0.3, 0.4},
                      {0, 0, Stage::d2h, 0.4, 0.4, 0.7},    {1, 1, Stage::h2d, 0.1, 0.3, 0.6},
                      {1, 1, Stage::kernel, 0.6, 0.6, 0.7}, {1, 1, Stage::d2h, 0.7, 0.7, 1.0}};
-  const nlohmann::json json = overlap::timeline_json(timeline);
+  const nlohmann::json json = streams::timeline_json(timeline);
   ASSERT_EQ(json.size(), 2u) << json.dump();
   EXPECT_EQ(json.at("title"), timeline.title);
   ASSERT_TRUE(json.at("events").is_array());
@@ -247,19 +250,19 @@ TEST(StreamsTimeline, JsonHasTheShapeThePlotScriptReads) {
   EXPECT_EQ(event.at("stage"), "kernel");
   EXPECT_DOUBLE_EQ(event.at("start_ms").get<double>(), 0.6);
   EXPECT_DOUBLE_EQ(event.at("end_ms").get<double>(), 0.7);
-  EXPECT_STREQ(overlap::stage_name(Stage::h2d), "h2d");
-  EXPECT_STREQ(overlap::stage_name(Stage::d2h), "d2h");
+  EXPECT_STREQ(streams::stage_name(Stage::h2d), "h2d");
+  EXPECT_STREQ(streams::stage_name(Stage::d2h), "d2h");
 }
 
 TEST(StreamsTimeline, CopiesStartWhenTheirEngineIsFree) {
   // Measured on an H200, 4 streams: each copy in was reached early in its stream, then waited
   // for the engine, which took chunk 3 before chunk 2.
-  using E = overlap::TimelineEvent;
+  using E = streams::TimelineEvent;
   std::vector<E> events = {{0, 0, Stage::h2d, 0.006, 0.006, 0.091},    {0, 0, Stage::kernel, 0.093, 0.093, 0.112},
                            {0, 0, Stage::d2h, 0.120, 0.120, 0.225},    {1, 1, Stage::h2d, 0.040, 0.040, 0.178},
                            {1, 1, Stage::kernel, 0.182, 0.182, 0.212}, {1, 1, Stage::d2h, 0.222, 0.222, 0.334},
                            {2, 2, Stage::h2d, 0.055, 0.055, 0.356},    {3, 3, Stage::h2d, 0.079, 0.079, 0.268}};
-  overlap::infer_copy_starts(events);
+  streams::infer_copy_starts(events);
   EXPECT_DOUBLE_EQ(events[0].start_ms, 0.006);  // the engine was free: it started when reached
   EXPECT_DOUBLE_EQ(events[3].start_ms, 0.091);  // after chunk 0's copy in
   EXPECT_DOUBLE_EQ(events[7].start_ms, 0.178);  // chunk 3 after chunk 1's
@@ -272,23 +275,38 @@ TEST(StreamsTimeline, CopiesStartWhenTheirEngineIsFree) {
 
 TEST(StreamsPipeline, BadArgumentsAreRejectedBeforeTheGpuIsTouched) {
   // Empty arrays allocate nothing, so this needs no GPU.
-  overlap::DeviceArrays device(0);
-  overlap::PinnedArrays host(0);
-  const overlap::Transform transform{1, 1};
-  EXPECT_THROW(overlap::run_pipelined(host, device, transform, {}, {}), std::invalid_argument);  // no streams
+  streams::DeviceArrays device(0);
+  streams::PinnedArrays host(0);
+  const streams::Transform transform{1};
+  EXPECT_THROW(streams::run_pipelined(host, device, transform, {}, {}), std::invalid_argument);  // no streams
+  EXPECT_THROW(streams::exercises::run_three_queues_solution(host, device, transform, {}, {}), std::invalid_argument);
+}
+
+TEST(StreamsRegistry, NamesAreUniqueAndSelectable) {
+  const auto names = course::kernel_names(streams::kernels());
+  ASSERT_GE(names.size(), 1u);
+  EXPECT_EQ(names.front(), "transform");
+  EXPECT_EQ(streams::Transform{}.launch, streams::kernel("transform").launch) << "the variants' default kernel";
+  for (const std::string& name : names) {
+    EXPECT_EQ(streams::kernel(name).name, name);
+    EXPECT_EQ(course::select_kernels(streams::kernels(), {name}).size(), 1u);
+  }
+  EXPECT_EQ(course::select_kernels(streams::kernels(), {"all"}).size(), names.size());
+  EXPECT_THROW(course::select_kernels(streams::kernels(), {"no_such_kernel"}), course::UsageError);
+  EXPECT_THROW(streams::kernel("no_such_kernel"), std::out_of_range);
 }
 
 // ---- GPU ------------------------------------------------------------------------------------
 
-// Runs the kernel alone on x (output poisoned first) and returns y. resident_blocks > 0 caps
-// the grid (the default: as many blocks as fit on the GPU).
-std::vector<float> run_kernel(const std::vector<float>& x, int intensity, int resident_blocks = 0) {
+// Runs `kernel` alone on x (output poisoned first) and returns y. max_blocks > 0 caps the grid
+// (the default: as many blocks as fit on the GPU).
+std::vector<float> run_kernel(const std::string& kernel, const std::vector<float>& x, int intensity,
+                              int max_blocks = 0) {
   course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
   d_x.copy_from_host(x);
   d_y.poison();
-  overlap::Transform transform = overlap::make_transform(intensity);
-  if (resident_blocks > 0) transform.resident_blocks = resident_blocks;
-  overlap::launch_transform(d_x.data(), d_y.data(), x.size(), transform, nullptr);
+  const streams::Transform transform{intensity, streams::kernel(kernel).launch, max_blocks};
+  transform.launch(d_x.data(), d_y.data(), x.size(), transform, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> y(x.size());
   d_y.copy_to_host(y);
@@ -300,7 +318,10 @@ void expect_exact(std::span<const float> y, const std::vector<float>& reference,
   EXPECT_TRUE(check.passed) << what << ": " << check.summary();
 }
 
-TEST(GpuStreamsKernel, MatchesCpuExactlyAtAwkwardSizes) {
+// Every kernel in kernels/registry.inc, without naming any: a new kernel is tested as it is added.
+class GpuStreamsKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuStreamsKernels, MatchCpuExactlyAtAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   for (std::size_t n : kSizes) {
@@ -308,29 +329,30 @@ TEST(GpuStreamsKernel, MatchesCpuExactlyAtAwkwardSizes) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", intensity = " + std::to_string(intensity) +
                    ", seed = " + std::to_string(seed));
       const auto x = random_input(n, seed);
-      expect_exact(run_kernel(x, intensity), cpu_result(x, intensity), "kernel");
+      expect_exact(run_kernel(GetParam(), x, intensity), cpu_result(x, intensity), GetParam());
     }
   }
 }
 
-TEST(GpuStreamsKernel, TinyGridLoopsOverEverything) {
+TEST_P(GpuStreamsKernels, TinyGridLoopsOverEverything) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   // One or two blocks of 256 threads for 100,003 elements: each thread loops ~200-400 times.
   const auto x = random_input(100003, course::fresh_seed());
   const auto expected = cpu_result(x, 5);
-  expect_exact(run_kernel(x, 5, 1), expected, "1 block");
-  expect_exact(run_kernel(x, 5, 2), expected, "2 blocks");
+  expect_exact(run_kernel(GetParam(), x, 5, 1), expected, "1 block");
+  expect_exact(run_kernel(GetParam(), x, 5, 2), expected, "2 blocks");
 }
 
 // Everything a variant needs: input, CPU result, device and pinned arrays, streams.
 struct GpuSetup {
-  GpuSetup(std::size_t n, std::size_t stream_count, int steps, std::uint64_t seed)
-      : transform(overlap::make_transform(steps)),
+  GpuSetup(std::size_t n, std::size_t stream_count, int steps, std::uint64_t seed,
+           const std::string& kernel = "transform")
+      : transform{steps, streams::kernel(kernel).launch},
         x(random_input(n, seed)),
         reference(cpu_result(x, steps)),
         device(n),
         host(n),
-        streams(stream_count) {
+        queues(stream_count) {
     std::copy(x.begin(), x.end(), host.x.data());
   }
   // NaN in every output, on both sides: an element no variant writes fails verification.
@@ -339,11 +361,11 @@ struct GpuSetup {
     device.y.poison();
   }
 
-  overlap::Transform transform;
+  streams::Transform transform;
   std::vector<float> x, reference;
-  overlap::DeviceArrays device;
-  overlap::PinnedArrays host;
-  std::vector<course::Stream> streams;
+  streams::DeviceArrays device;
+  streams::PinnedArrays host;
+  std::vector<course::Stream> queues;  // (named so as not to hide namespace streams)
 };
 
 struct PipelineCase {
@@ -352,44 +374,48 @@ struct PipelineCase {
 const PipelineCase kCases[] = {{1000003, 7, 3}, {5, 5, 5},     {1, 1, 1},      {4099, 16, 4},
                                {257, 2, 1},     {65537, 64, 8}, {1 << 20, 16, 4}};
 
-TEST(GpuStreamsVariants, EachMatchesCpuExactly) {
+// The variants (a) to (d), with each kernel of the registry launched for every chunk.
+TEST_P(GpuStreamsKernels, EveryVariantMatchesCpuExactly) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   for (const PipelineCase& c : kCases) {
     SCOPED_TRACE("n = " + std::to_string(c.n) + ", " + std::to_string(c.chunks) + " chunks, " +
                  std::to_string(c.streams) + " streams, seed = " + std::to_string(seed));
-    GpuSetup setup(c.n, c.streams, 13, seed);
+    GpuSetup setup(c.n, c.streams, 13, seed, GetParam());
 
     std::vector<float> pageable_y(c.n, kNaN);
     setup.device.y.poison();
-    overlap::run_pageable(setup.x, pageable_y, setup.device, setup.transform);
+    streams::run_pageable(setup.x, pageable_y, setup.device, setup.transform);
     expect_exact(pageable_y, setup.reference, "(a) pageable");
 
     setup.poison_outputs();
-    overlap::run_one_stream(setup.host, setup.device, setup.transform, setup.streams[0].get());
+    streams::run_one_stream(setup.host, setup.device, setup.transform, setup.queues[0].get());
     expect_exact(setup.host.y.span(), setup.reference, "(b) one stream");
 
     setup.poison_outputs();
-    overlap::run_pipelined(setup.host, setup.device, setup.transform, overlap::split_chunks(c.n, c.chunks),
-                           setup.streams);
+    streams::run_pipelined(setup.host, setup.device, setup.transform, streams::split_chunks(c.n, c.chunks),
+                           setup.queues);
     expect_exact(setup.host.y.span(), setup.reference, "(c) pipelined");
 
-    if (const auto unequal = overlap::chunk_count_with_remainder(c.n, c.chunks)) {
+    if (const auto unequal = streams::chunk_count_with_remainder(c.n, c.chunks)) {
       setup.poison_outputs();
-      overlap::run_pipelined(setup.host, setup.device, setup.transform, overlap::split_chunks(c.n, *unequal),
-                             setup.streams);
+      streams::run_pipelined(setup.host, setup.device, setup.transform, streams::split_chunks(c.n, *unequal),
+                             setup.queues);
       expect_exact(setup.host.y.span(), setup.reference, "(d) " + std::to_string(*unequal) + " unequal chunks");
     }
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Registry, GpuStreamsKernels, ::testing::ValuesIn(course::kernel_names(streams::kernels())),
+                         course::testing::ParamName());
+
 TEST(GpuStreamsVariants, RepeatedRunsOnTheSameStreamsStayCorrect) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   GpuSetup setup(100003, 4, 50, course::fresh_seed());
-  const auto chunks = overlap::split_chunks(100003, 16);
+  const auto chunks = streams::split_chunks(100003, 16);
   for (int run = 0; run < 5; ++run) {
     setup.poison_outputs();
-    overlap::run_pipelined(setup.host, setup.device, setup.transform, chunks, setup.streams);
+    streams::run_pipelined(setup.host, setup.device, setup.transform, chunks, setup.queues);
     expect_exact(setup.host.y.span(), setup.reference, "run " + std::to_string(run));
   }
 }
@@ -399,20 +425,20 @@ TEST(GpuStreamsVariants, BadChunksAreRejected) {
   GpuSetup setup(100, 2, 1, course::fresh_seed());
   const Chunk outside[] = {{90, 11}};
   const Chunk empty[] = {{0, 0}};
-  EXPECT_THROW(overlap::run_pipelined(setup.host, setup.device, setup.transform, outside, setup.streams),
+  EXPECT_THROW(streams::run_pipelined(setup.host, setup.device, setup.transform, outside, setup.queues),
                std::invalid_argument);
-  EXPECT_THROW(overlap::run_pipelined(setup.host, setup.device, setup.transform, empty, setup.streams),
+  EXPECT_THROW(streams::run_pipelined(setup.host, setup.device, setup.transform, empty, setup.queues),
                std::invalid_argument);
-  EXPECT_THROW(overlap::record_timeline(setup.host, setup.device, setup.transform, outside, setup.streams),
+  EXPECT_THROW(streams::record_timeline(setup.host, setup.device, setup.transform, outside, setup.queues),
                std::invalid_argument);
 }
 
 TEST(GpuStreamsPipeline, StageTimesArePositive) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   GpuSetup setup(1 << 20, 1, 100, course::fresh_seed());
-  const auto chunks = overlap::split_chunks(1 << 20, 8);
-  const overlap::StageTimes stage =
-      overlap::measure_stages(setup.host, setup.device, setup.transform, chunks, setup.streams[0].get(), {1, 3});
+  const auto chunks = streams::split_chunks(1 << 20, 8);
+  const streams::StageTimes stage =
+      streams::measure_stages(setup.host, setup.device, setup.transform, chunks, setup.queues[0].get(), {1, 3});
   EXPECT_GT(stage.h2d_ms, 0.0);
   EXPECT_GT(stage.kernel_ms, 0.0);
   EXPECT_GT(stage.d2h_ms, 0.0);
@@ -425,21 +451,21 @@ TEST(GpuStreamsTimeline, ThreeOrderedEventsPerChunk) {
   const std::uint64_t seed = course::fresh_seed();
   SCOPED_TRACE("seed = " + std::to_string(seed));
   GpuSetup setup(1000003, 3, 13, seed);
-  const auto chunks = overlap::split_chunks(1000003, 7);
+  const auto chunks = streams::split_chunks(1000003, 7);
   setup.poison_outputs();
-  const overlap::Timeline timeline =
-      overlap::record_timeline(setup.host, setup.device, setup.transform, chunks, setup.streams);
+  const streams::Timeline timeline =
+      streams::record_timeline(setup.host, setup.device, setup.transform, chunks, setup.queues);
   expect_exact(setup.host.y.span(), setup.reference, "timeline run");
 
   EXPECT_EQ(timeline.title, "7 chunks over 3 streams, intensity 13");
   ASSERT_EQ(timeline.events.size(), 3 * chunks.size());
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     SCOPED_TRACE("chunk " + std::to_string(i));
-    const overlap::TimelineEvent* e = &timeline.events[3 * i];
+    const streams::TimelineEvent* e = &timeline.events[3 * i];
     for (int s = 0; s < 3; ++s) {
       EXPECT_EQ(e[s].chunk, i);
       EXPECT_EQ(e[s].stream, static_cast<int>(i % 3));
-      EXPECT_EQ(e[s].stage, overlap::kStages[s]);
+      EXPECT_EQ(e[s].stage, streams::kStages[s]);
       EXPECT_GE(e[s].reached_ms, 0.0);
       EXPECT_GE(e[s].start_ms, e[s].reached_ms);
       EXPECT_GE(e[s].end_ms, e[s].start_ms);
@@ -451,25 +477,25 @@ TEST(GpuStreamsTimeline, ThreeOrderedEventsPerChunk) {
   }
   // One copy at a time in each direction, as infer_copy_starts assumes.
   for (Stage direction : {Stage::h2d, Stage::d2h}) {
-    std::vector<overlap::TimelineEvent> copies;
+    std::vector<streams::TimelineEvent> copies;
     for (const auto& event : timeline.events) {
       if (event.stage == direction) copies.push_back(event);
     }
     std::sort(copies.begin(), copies.end(), [](const auto& a, const auto& b) { return a.end_ms < b.end_ms; });
     for (std::size_t j = 1; j < copies.size(); ++j) EXPECT_GE(copies[j].start_ms, copies[j - 1].end_ms);
   }
-  const nlohmann::json json = overlap::timeline_json(timeline);
+  const nlohmann::json json = streams::timeline_json(timeline);
   EXPECT_EQ(json.at("events").size(), 21u);
 }
 
 TEST(GpuStreamsVerification, AChunkLeftUnwrittenFails) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   GpuSetup setup(100003, 3, 13, course::fresh_seed());
-  std::vector<Chunk> chunks = overlap::split_chunks(100003, 7);
+  std::vector<Chunk> chunks = streams::split_chunks(100003, 7);
   const Chunk skipped = chunks[3];
   chunks.erase(chunks.begin() + 3);  // the deliberate bug: chunk 3 is never issued
   setup.poison_outputs();
-  overlap::run_pipelined(setup.host, setup.device, setup.transform, chunks, setup.streams);
+  streams::run_pipelined(setup.host, setup.device, setup.transform, chunks, setup.queues);
   const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
   EXPECT_FALSE(check.passed);
   EXPECT_EQ(check.nan_count, skipped.count);
@@ -481,13 +507,51 @@ TEST(GpuStreamsVerification, OneWrongElementFails) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   GpuSetup setup(100003, 3, 13, course::fresh_seed());
   setup.poison_outputs();
-  overlap::run_pipelined(setup.host, setup.device, setup.transform, overlap::split_chunks(100003, 7),
-                         setup.streams);
+  streams::run_pipelined(setup.host, setup.device, setup.transform, streams::split_chunks(100003, 7),
+                         setup.queues);
   expect_exact(setup.host.y.span(), setup.reference, "before the change");
   setup.host.y[54321] = std::nextafter(setup.host.y[54321], 1e30f);
   const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
   EXPECT_FALSE(check.passed);
   EXPECT_EQ(check.worst_index, 54321u);
+}
+
+// ---- Exercises: the solution is checked; the starter, as shipped, must fail ----------------
+
+using ThreeQueues = void (*)(streams::PinnedArrays&, streams::DeviceArrays&, const streams::Transform&,
+                             std::span<const Chunk>, std::span<const course::Stream>);
+
+TEST(GpuExercise, ThreeQueuesSolutionMatchesCpuExactly) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const PipelineCase& c : kCases) {
+    SCOPED_TRACE("n = " + std::to_string(c.n) + ", " + std::to_string(c.chunks) + " chunks, seed = " +
+                 std::to_string(seed));
+    GpuSetup setup(c.n, 3, 13, seed);
+    for (int run = 0; run < 2; ++run) {  // the same queues and arrays again: nothing left over
+      setup.poison_outputs();
+      streams::exercises::run_three_queues_solution(setup.host, setup.device, setup.transform,
+                                                    streams::split_chunks(c.n, c.chunks), setup.queues);
+      expect_exact(setup.host.y.span(), setup.reference, "three queues, run " + std::to_string(run));
+    }
+  }
+  GpuSetup four(100, 4, 1, seed);
+  EXPECT_THROW(streams::exercises::run_three_queues_solution(four.host, four.device, four.transform,
+                                                             streams::split_chunks(100, 4), four.queues),
+               std::invalid_argument)
+      << "one queue per engine: exactly 3";
+}
+
+TEST(GpuExercise, ThreeQueuesStarterAsShippedFailsVerification) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::size_t n = 100003;
+  GpuSetup setup(n, 3, 13, course::fresh_seed());
+  setup.poison_outputs();
+  streams::exercises::run_three_queues_starter(setup.host, setup.device, setup.transform,
+                                               streams::split_chunks(n, 7), setup.queues);
+  const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
+  EXPECT_FALSE(check.passed) << "the starter copies x in and nothing back: y should stay poisoned";
+  EXPECT_EQ(check.nan_count, n);
 }
 
 }  // namespace

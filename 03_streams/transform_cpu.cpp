@@ -19,7 +19,7 @@
 
 #include "streams.hpp"
 
-namespace overlap {
+namespace streams {
 
 namespace {
 
@@ -77,4 +77,4 @@ course::ReferenceBlock transform_reference(std::span<const float> x, int intensi
   };
 }
 
-}  // namespace overlap
+}  // namespace streams

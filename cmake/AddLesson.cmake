@@ -7,7 +7,14 @@
 #     SANITIZER_ARGS --length 1000 --reps 1 --warmup 0      # a tiny run under compute-sanitizer
 #     BAD_ARGS       "length=--length 0" "bogus=--bogus"    # <regex the error names>=<arguments>: exit 2
 #     EXIT3_ARGS     "memory=--length 1099511627776"        # <regex>=<arguments>: exit 3
-#     LIBRARIES      CUDA::cufft)                           # anything beyond course::common
+#     LIBRARIES      CUDA::cufft                            # anything beyond course::common
+#     REQUIRES       OpenBLAS                               # optional libraries: missing -> lesson left out
+#     PROGRAMS       first_contact.cu)                      # stand-alone programs, no course helpers
+#
+# Found by the helper, so adding a kernel or an exercise needs no edit here:
+#   kernels/*.cu, kernels/*.cpp      the lesson's kernel progression (one kernel per file), in <name>_lib
+#   exercises/*.cu, exercises/*.cpp  exercise starters and solutions, built into <name>_tests (the
+#                                    tests check each solution; a starter must at least compile)
 #
 # It creates:
 #   <name>_lib    a static library of SOURCES (what the tests exercise)
@@ -26,12 +33,26 @@ set(COURSE_SANITIZER_TOOLS memcheck initcheck racecheck synccheck)
 
 function(add_lesson name)
   cmake_parse_arguments(PARSE_ARGV 1 LESSON ""
-    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;BAD_ARGS;EXIT3_ARGS;LIBRARIES")
+    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;BAD_ARGS;EXIT3_ARGS;LIBRARIES;REQUIRES;PROGRAMS")
   if(NOT LESSON_SOURCES OR NOT LESSON_TESTS)
     message(FATAL_ERROR "add_lesson(${name}): SOURCES and TESTS are required")
   endif()
+  # An optional library that is missing leaves this one lesson out (the rest of the course builds).
+  foreach(requirement IN LISTS LESSON_REQUIRES)
+    if(NOT COURSE_HAVE_${requirement})
+      message(STATUS "${name} is left out: it needs ${requirement} "
+                     "(Debian: apt-get install ${COURSE_PACKAGE_${requirement}})")
+      return()
+    endif()
+    list(APPEND LESSON_LIBRARIES course::${requirement})
+  endforeach()
 
-  add_library(${name}_lib STATIC ${LESSON_SOURCES})
+  file(GLOB kernel_sources CONFIGURE_DEPENDS
+       ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.cpp)
+  file(GLOB exercise_sources CONFIGURE_DEPENDS
+       ${CMAKE_CURRENT_SOURCE_DIR}/exercises/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/exercises/*.cpp)
+
+  add_library(${name}_lib STATIC ${LESSON_SOURCES} ${kernel_sources})
   target_include_directories(${name}_lib PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name}_lib PUBLIC course::common OpenMP::OpenMP_CXX ${LESSON_LIBRARIES})
   course_target_warnings(${name}_lib)
@@ -40,10 +61,24 @@ function(add_lesson name)
   target_link_libraries(${name} PRIVATE ${name}_lib)
   course_target_warnings(${name})
 
-  add_executable(${name}_tests ${LESSON_TESTS})
+  add_executable(${name}_tests ${LESSON_TESTS} ${exercise_sources})
   target_link_libraries(${name}_tests PRIVATE ${name}_lib course::test_support)
   course_target_warnings(${name}_tests)
   course_register_gtests(${name}_tests ${name})
+
+  # Stand-alone programs: plain CUDA, no course library. Each is run by a gpu-labelled test that
+  # must print "matches"; without a GPU it reports SKIPPED with the program's own error line.
+  foreach(program_source IN LISTS LESSON_PROGRAMS)
+    get_filename_component(program_stem ${program_source} NAME_WE)
+    set(program ${name}_${program_stem})
+    add_executable(${program} ${program_source})
+    course_target_warnings(${program})
+    add_test(NAME ${program}.run
+             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}>
+               -P ${PROJECT_SOURCE_DIR}/cmake/RunGpuProgram.cmake)
+    set_tests_properties(${program}.run PROPERTIES LABELS "gpu;smoke" TIMEOUT 120 RESOURCE_LOCK gpu
+                         SKIP_REGULAR_EXPRESSION "SKIPPED:")
+  endforeach()
 
   # Argument lists travel to the -P scripts joined by '|': add_test would split them at ';'.
   string(REPLACE ";" "|" smoke_args "${LESSON_SMOKE_ARGS}")
@@ -65,11 +100,19 @@ function(add_lesson name)
            COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${smoke_args}"
              -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=a GPU is required"
              -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  # --skip-cpu asks for the GPU part only: without a GPU that is an error, not an empty success.
+  add_test(NAME ${name}.no_gpu_skip_cpu
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${smoke_args}|--skip-cpu"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=a GPU is required by --skip-cpu"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(${name}.no_gpu_skip_cpu PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=0")
   set_tests_properties(${name}.no_gpu PROPERTIES LABELS cpu TIMEOUT 300
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=0")
   set_tests_properties(${name}.no_gpu_required PROPERTIES LABELS cpu TIMEOUT 300
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
 
+  course_add_valgrind_test(${name} ${LESSON_SMOKE_ARGS})  # cmake/Valgrind.cmake
   course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
   course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})
 
@@ -81,8 +124,10 @@ function(add_lesson name)
                  -DPROBE=$<TARGET_FILE:course_device_info> -DLESSON=$<TARGET_FILE:${name}>
                  "-DARGS=${sanitizer_args}"
                  -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
+      # No "gpu" lock: these runs are small and time nothing, so they may share the GPU with
+      # each other and with other tests (ctest -j runs them side by side).
       set_tests_properties(${name}.sanitizer.${tool} PROPERTIES
-        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:" RESOURCE_LOCK gpu)
+        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
     endforeach()
   endif()
 endfunction()
@@ -116,7 +161,7 @@ function(course_register_exit_checks name code)
     math(EXPR index "${index} + 1")
     add_test(NAME ${name}.exit${code}.${index}
              COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${arguments}"
-               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}"
+               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}" -DPROBE=$<TARGET_FILE:course_device_info>
                -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
     set_tests_properties(${name}.exit${code}.${index} PROPERTIES LABELS cpu TIMEOUT 300)
   endforeach()

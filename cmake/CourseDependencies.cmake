@@ -65,6 +65,46 @@ if(NOT COURSE_PLOT_PYTHON)
   endforeach()
 endif()
 _course_require(COURSE_PLOT_PYTHON "Python 3 with matplotlib for the plots" python3-matplotlib)
+# valgrind checks the lessons' CPU code (test label valgrind, cmake/Valgrind.cmake).
+find_program(COURSE_VALGRIND valgrind)
+_course_require(COURSE_VALGRIND "valgrind for the CPU memory checks (test label valgrind)" valgrind)
+
+# Optional libraries: a lesson names them in add_lesson(... REQUIRES <name>). A missing one
+# leaves only that lesson out, with a message naming the Debian package; its package is still
+# listed in missing-optional-debian-packages.txt, which the course's scripts install, so the
+# README's commands build every lesson.
+set(_course_missing_optional "")
+macro(_course_optional name found package)
+  set(COURSE_PACKAGE_${name} ${package})
+  if(${found})
+    set(COURSE_HAVE_${name} ON)
+  else()
+    set(COURSE_HAVE_${name} OFF)
+    list(APPEND _course_missing_optional ${package})
+  endif()
+endmacro()
+
+# OpenBLAS: the tuned CPU BLAS that lesson 04's GPU matrix product is compared with. Debian
+# keeps each threading flavour in its own folder (openblas-pthread, ...), chosen by alternatives.
+find_path(COURSE_OPENBLAS_INCLUDE_DIR cblas.h
+          PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread aarch64-linux-gnu/openblas-pthread openblas-pthread openblas)
+find_library(COURSE_OPENBLAS_LIBRARY NAMES openblas
+             PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread aarch64-linux-gnu/openblas-pthread openblas-pthread)
+if(COURSE_OPENBLAS_INCLUDE_DIR AND COURSE_OPENBLAS_LIBRARY)
+  add_library(course::OpenBLAS INTERFACE IMPORTED GLOBAL)
+  target_include_directories(course::OpenBLAS INTERFACE ${COURSE_OPENBLAS_INCLUDE_DIR})
+  target_link_libraries(course::OpenBLAS INTERFACE ${COURSE_OPENBLAS_LIBRARY})
+  set(_course_openblas_found ON)
+else()
+  set(_course_openblas_found OFF)
+endif()
+_course_optional(OpenBLAS _course_openblas_found libopenblas-dev)
+
+file(REMOVE ${CMAKE_BINARY_DIR}/missing-optional-debian-packages.txt)
+if(_course_missing_optional)
+  list(JOIN _course_missing_optional " " _course_optional_joined)
+  file(WRITE ${CMAKE_BINARY_DIR}/missing-optional-debian-packages.txt "${_course_optional_joined}\n")
+endif()
 
 file(REMOVE ${CMAKE_BINARY_DIR}/missing-debian-packages.txt)
 if(_course_missing_packages)
@@ -82,7 +122,9 @@ find_program(COURSE_COMPUTE_SANITIZER compute-sanitizer
 
 # Warnings: -Wall -Wextra on all host code, also the host side of .cu files.
 function(course_target_warnings target)
-  set(host_warnings -Wall -Wextra -Wshadow)
+  # -Wno-missing-field-initializers: lessons declare variants with C++20 designated initializers
+  # that name only the fields they set (the rest keep their defaults); GCC 12 warns on that.
+  set(host_warnings -Wall -Wextra -Wshadow -Wno-missing-field-initializers)
   list(JOIN host_warnings "," host_warnings_nvcc)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:${host_warnings}>

@@ -8,22 +8,67 @@ For each lesson found it writes, as the data allow:
   <lesson>_throughput.png    throughput against size, one line per variant, with the ceiling
                              measured in the same runs as a dashed line (needs two sizes or more)
   <lesson>_launch_sweep.png  bandwidth against threads per block and grid size (extra.launch_sweep)
-  <lesson>_timeline.png      a Gantt chart of copies and kernels per stream (extra.timeline)
+  and whatever the lesson's own plot module draws: <lesson folder>/plot_*.py, each with a
+  function plot(reports, out_dir, course) that returns the paths it wrote (course is this
+  module, for provenance() and ran()); e.g. 03_streams/plot_timeline.py draws
+  03_streams_timeline.png, a Gantt chart of copies and kernels per stream (extra.timeline).
 Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
+
+Run it with any python3: if that one lacks matplotlib, the script starts itself again with one
+that has it (another python3 on PATH, or /usr/bin/python3, where Debian's python3-matplotlib is).
+Exit codes: 0 plots written, 2 bad command line or no course results given, 3 a file is missing,
+unreadable or not JSON, or no Python with matplotlib was found.
 """
 import argparse
+import importlib.util
 import json
+import os
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+
+def python_with_matplotlib():
+    """Another interpreter that can import matplotlib, or None (standard library only)."""
+    candidates = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidates.append(os.path.join(folder or ".", "python3"))
+    candidates.append("/usr/bin/python3")
+    seen = set()
+    for candidate in candidates:
+        if candidate in seen or not os.access(candidate, os.X_OK) or os.path.isdir(candidate):
+            continue
+        seen.add(candidate)
+        probe = subprocess.run([candidate, "-c", "import matplotlib"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=False)
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
+try:
+    import matplotlib
+except ImportError:
+    # The first python3 on PATH may be a private one (pyenv, a venv) without matplotlib.
+    if os.environ.get("COURSE_PLOT_REEXEC"):
+        print("plot.py: error: the interpreter chosen has no matplotlib either", file=sys.stderr)
+        sys.exit(3)
+    other = python_with_matplotlib()
+    if other is None:
+        print("plot.py: error: no python3 with matplotlib found (install python3-matplotlib)", file=sys.stderr)
+        sys.exit(3)
+    os.environ["COURSE_PLOT_REEXEC"] = "1"  # never loop
+    os.execv(other, [other, os.path.abspath(__file__)] + sys.argv[1:])
 
 matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 CPU_COLOR, GPU_COLOR = "#4c72b0", "#55a868"
-STAGE_COLORS = {"h2d": "#4c72b0", "kernel": "#55a868", "d2h": "#c44e52"}
+
+
+class InputError(Exception):
+    """A result file that cannot be used: one line, exit code 3."""
 
 
 def load_reports(paths):
@@ -32,9 +77,16 @@ def load_reports(paths):
         path = Path(path)
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
         for file in files:
-            with open(file) as handle:
-                report = json.load(handle)
-            if report.get("schema", "").startswith("cuda-course-report/"):
+            try:
+                with open(file) as handle:
+                    report = json.load(handle)
+            except FileNotFoundError:
+                raise InputError(f"{file} does not exist")
+            except OSError as error:
+                raise InputError(f"cannot read {file}: {error.strerror}")
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                raise InputError(f"{file} is not valid JSON: {error}")
+            if isinstance(report, dict) and str(report.get("schema", "")).startswith("cuda-course-report/"):
                 reports.append(report)
     return reports
 
@@ -80,13 +132,15 @@ def plot_throughput(reports, out_dir):
     reports = sorted(reports, key=lambda r: r["size"]["value"])
     if len({r["size"]["value"] for r in reports}) < 2:
         return None
-    unit = reports[0]["throughput_unit"]
+    unit = next((row.get("unit") for r in reports for row in r["rows"] if ran(row) and row.get("unit")),
+                reports[0]["throughput_unit"])
     series = defaultdict(list)
     ceilings = defaultdict(list)
     for report in reports:
         size = report["size"]["value"]
         for row in report["rows"]:
-            if ran(row) and row["throughput"] is not None and row["role"] != "gpu_end_to_end":
+            if (ran(row) and row["throughput"] is not None and row["role"] != "gpu_end_to_end"
+                    and row.get("unit", unit) == unit):
                 series[(row["target"], row["variant"])].append((size, row["throughput"]))
         for ceiling in report["ceilings"]:
             if ceiling["unit"] == unit:
@@ -143,29 +197,18 @@ def plot_launch_sweep(report, out_dir):
     return path
 
 
-def plot_timeline(report, out_dir):
-    timeline = report["extra"].get("timeline")
-    if not timeline:
-        return None
-    events = timeline["events"]
-    streams = sorted({event["stream"] for event in events})
-    figure, axes = plt.subplots(figsize=(10, 0.6 * len(streams) + 1.8))
-    for event in events:
-        row = streams.index(event["stream"])
-        axes.broken_barh([(event["start_ms"], event["end_ms"] - event["start_ms"])], (row - 0.4, 0.8),
-                         facecolors=STAGE_COLORS.get(event["stage"], "grey"), edgecolor="white", linewidth=0.5)
-    axes.set_yticks(range(len(streams)))
-    axes.set_yticklabels([f"stream {s}" for s in streams])
-    axes.invert_yaxis()
-    axes.set_xlabel("time since the start event recorded before the first copy (ms)")
-    axes.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=c) for c in STAGE_COLORS.values()],
-                labels=["host to device", "kernel", "device to host"], fontsize=8, loc="upper right")
-    axes.set_title(f"{report['lesson']}: {timeline.get('title', 'timeline')}\n{provenance(report)}", fontsize=10)
-    figure.tight_layout()
-    path = out_dir / f"{report['lesson']}_timeline.png"
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+COURSE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def lesson_plot_modules(lesson):
+    """The lesson's own plot modules: <lesson folder>/plot_*.py, loaded by path."""
+    modules = []
+    for file in sorted((COURSE_ROOT / lesson).glob("plot_*.py")):
+        spec = importlib.util.spec_from_file_location(f"{lesson}_{file.stem}", file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    return modules
 
 
 def main():
@@ -174,13 +217,28 @@ def main():
     parser.add_argument("--out", required=True, help="folder for the PNG files")
     args = parser.parse_args()
 
-    reports = load_reports(args.results)
+    try:
+        reports = load_reports(args.results)
+    except InputError as error:
+        print(f"plot.py: error: {error}", file=sys.stderr)
+        return 3
     if not reports:
         print("plot.py: error: no course results found in " + " ".join(args.results), file=sys.stderr)
         return 2
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
 
+    try:
+        written = draw(reports, out_dir)
+    except (KeyError, TypeError, ValueError) as error:
+        print(f"plot.py: error: a result file lacks a field or has a wrong one ({error!r})", file=sys.stderr)
+        return 3
+    for path in filter(None, written):
+        print(f"wrote {path}")
+    return 0
+
+
+def draw(reports, out_dir):
     by_lesson = defaultdict(list)
     for report in reports:
         by_lesson[report["lesson"]].append(report)
@@ -189,14 +247,13 @@ def main():
         largest = max(lesson_reports, key=lambda r: r["size"]["value"])
         written.append(plot_times(largest, out_dir))
         written.append(plot_throughput(lesson_reports, out_dir))
-        # Launch sweeps and timelines: from the largest run that recorded one.
-        for key, plot in (("launch_sweep", plot_launch_sweep), ("timeline", plot_timeline)):
-            with_data = [r for r in lesson_reports if r["extra"].get(key)]
-            if with_data:
-                written.append(plot(max(with_data, key=lambda r: r["size"]["value"]), out_dir))
-    for path in filter(None, written):
-        print(f"wrote {path}")
-    return 0
+        # Launch sweeps: from the largest run that recorded one.
+        with_sweep = [r for r in lesson_reports if r["extra"].get("launch_sweep")]
+        if with_sweep:
+            written.append(plot_launch_sweep(max(with_sweep, key=lambda r: r["size"]["value"]), out_dir))
+        for module in lesson_plot_modules(lesson):
+            written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
+    return written
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ out="$course_root/docs-runs/$(date +%Y-%m-%d)"
 part=all
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) out="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
-    --part) part="$2"; shift 2 ;;
+    --out) course_value "$@"; out="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
+    --part) course_value "$@"; part="$2"; shift 2 ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) course_say "reproduce_docs.sh: unknown argument '$1' (see --help)"; exit 2 ;;
   esac
 done
-case "$part" in tests|runs|sweeps|all) ;; *) course_say "--part: tests, runs, sweeps or all"; exit 2 ;; esac
+case "$part" in tests|runs|sweeps|all) ;; *) course_say "reproduce_docs.sh: --part $part: choose tests, runs, sweeps or all"; exit 2 ;; esac
 mkdir -p "$out"
 
 course_build release

@@ -16,7 +16,7 @@ verbose=0
 lesson_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --results) results="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
+    --results) course_value "$@"; results="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
     --verbose) verbose=1; shift ;;
     --) shift; lesson_args=("$@"); break ;;
     -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
@@ -24,7 +24,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-echo "== configure and build (Release)"
 course_build release
 
 bin="$course_root/build/release/bin"
@@ -61,7 +60,8 @@ done
 
 shopt -s nullglob
 jsons=("$results"/*.json)
-"$bin/course_summary" "${jsons[@]}" "${missing[@]}"
+# course_summary exits 1 when a lesson failed or did not finish: the message below says so.
+"$bin/course_summary" "${jsons[@]}" "${missing[@]}" || failed=1
 if [ "$failed" -ne 0 ]; then
   echo
   echo "Some lessons failed: see their logs in ${results#"$course_root"/}/."

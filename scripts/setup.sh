@@ -10,9 +10,20 @@ course_caller_dir="$PWD"  # relative paths given by the user are resolved agains
 course_apt_updated=0
 cd "$course_root"  # presets are found in the current folder
 
+course_script="$(basename "$0")"
 course_say() { printf '%s\n' "$*" >&2; }
 
-# Installs Debian packages, or says how to and stops.
+# Called as `course_value "$@"` where $1 is a flag that takes a value: a flag given last, or
+# with an empty value, is a one-line error and exit 2 (not bash's "$2: unbound variable").
+course_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then
+    course_say "$course_script: $1 needs a value (see --help)"
+    exit 2
+  fi
+}
+
+# Installs Debian packages, or says how to and stops. apt's own output goes to build/apt.log:
+# one line here per step, the log's end only if a step fails.
 course_install_packages() {
   [ $# -gt 0 ] || return 0
   if [ "$(id -u)" -ne 0 ]; then
@@ -21,13 +32,17 @@ course_install_packages() {
     course_say "  sudo apt-get install -y $*"
     exit 1
   fi
-  course_say "Installing missing Debian packages: $*"
+  local log="$course_root/build/apt.log"
+  mkdir -p "$course_root/build"
   if [ "$course_apt_updated" -eq 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || { course_say "apt-get update failed"; exit 1; }
+    echo "== apt-get update (output in build/apt.log)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$log" 2>&1 ||
+      { tail -n 20 "$log" >&2; course_say "apt-get update failed (end of build/apt.log above)"; exit 1; }
     course_apt_updated=1
   fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
-    { course_say "apt-get install $* failed"; exit 1; }
+  echo "== apt-get install $* (output in build/apt.log)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >>"$log" 2>&1 ||
+    { tail -n 20 "$log" >&2; course_say "apt-get install $* failed (end of build/apt.log above)"; exit 1; }
 }
 
 # The tools needed before CMake can even run, and the CUDA compiler.
@@ -61,8 +76,17 @@ course_configure() {
   local preset="$1"
   shift
   local missing_file="$course_root/build/$preset/missing-debian-packages.txt"
+  local optional_file="$course_root/build/$preset/missing-optional-debian-packages.txt"
   if cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1; then
-    return 0
+    # Optional libraries leave a lesson out when missing; the course's commands install them.
+    if [ -s "$optional_file" ] && [ "$(id -u)" -eq 0 ]; then
+      # shellcheck disable=SC2046 # one package per word
+      course_install_packages $(cat "$optional_file")
+      cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1 && return 0
+    else
+      [ -s "$optional_file" ] && course_say "Lessons left out for missing optional packages: sudo apt-get install -y $(cat "$optional_file")"
+      return 0
+    fi
   fi
   if [ -s "$missing_file" ]; then
     # shellcheck disable=SC2046 # one package per word
@@ -81,15 +105,44 @@ course_prepare_build_dir() {
   export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 }
 
+# Reads a Makefile build's output and prints one line per target built ("[ 45%] Built target X"),
+# and, while a large target compiles, the file being compiled at most every 15 seconds: a build
+# of minutes shows progress without its hundreds of lines.
+course_build_progress() {
+  local line last=$SECONDS
+  while IFS= read -r line; do
+    if [[ "$line" =~ ^\[\ *[0-9]+%\]\ Built\ target ]]; then
+      echo "   $line"
+      last=$SECONDS
+    elif [[ "$line" =~ ^\[\ *[0-9]+%\]\ Building ]] && ((SECONDS - last >= 15)); then
+      echo "   $line"
+      last=$SECONDS
+    fi
+  done
+}
+
+# Builds a configured preset: progress lines here, the whole output in build/build-<preset>.log,
+# shown only if the build fails.
+course_run_build() {
+  local preset="$1"
+  local log="$course_root/build/build-$preset.log"
+  echo "== build (preset $preset, $CMAKE_BUILD_PARALLEL_LEVEL jobs; output in build/build-$preset.log)"
+  if ! cmake --build --preset "$preset" 2>&1 | tee "$log" | course_build_progress; then
+    cat "$log" >&2
+    course_say "build failed (build/build-$preset.log above)"
+    exit 1
+  fi
+}
+
 # Everything a script needs before it runs lessons: tools, dependencies, a configured and
-# built preset. The build's output goes to build/build-<preset>.log, shown only on failure.
+# built preset.
 course_build() {
   local preset="$1"
   course_prepare_build_dir
   course_ensure_base_tools
+  echo "== configure (preset $preset; output in build/configure-$preset.log)"
   course_configure "$preset"
-  cmake --build --preset "$preset" >"$course_root/build/build-$preset.log" 2>&1 ||
-    { cat "$course_root/build/build-$preset.log" >&2; course_say "build failed (log above)"; exit 1; }
+  course_run_build "$preset"
 }
 
 # Prints a Python interpreter that has matplotlib (the first python3 on PATH may be a private

@@ -17,15 +17,20 @@ plot=1
 run_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --lesson) lesson="$2"; shift 2 ;;
-    --sizes) sizes="$2"; shift 2 ;;
-    --out) out="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
+    --lesson) course_value "$@"; lesson="$2"; shift 2 ;;
+    --sizes) course_value "$@"; sizes="$2"; shift 2 ;;
+    --out) course_value "$@"; out="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
     --no-plot) plot=0; shift ;;
     --) shift; run_args=("$@"); break ;;
     -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) course_say "sweep.sh: unknown argument '$1' (see --help)"; exit 2 ;;
   esac
 done
+
+if [ "$lesson" != all ] && [ ! -d "$course_root/$lesson" ]; then
+  course_say "sweep.sh: --lesson $lesson: no such lesson folder (lessons are folders such as 01_vector_exp)"
+  exit 2
+fi
 
 course_build release
 bin="$course_root/build/release/bin"

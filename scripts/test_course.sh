@@ -6,6 +6,8 @@
 # Installs missing Debian packages when run as root (otherwise prints the apt-get line and
 # stops), configures, builds and runs ctest. Where there is no GPU, GPU tests are reported as
 # skipped with the reason. With COURSE_REQUIRE_GPU=1 a missing GPU fails them instead.
+# Package and build output go to build/*.log (one line per step here); after ctest's own closing
+# lines comes one more: how many tests passed, were skipped (grouped by reason) and failed.
 # With CI=true it uses the "ci" preset: one GPU architecture and warnings as errors.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -13,12 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 preset=release
 if [ "${CI:-}" = "true" ]; then preset=ci; fi
 
-course_prepare_build_dir
-course_ensure_base_tools
-echo "== configure (preset $preset)"
-course_configure "$preset"
-echo "== build"
-cmake --build --preset "$preset"
+course_build "$preset"
 
 probe="$course_root/build/$preset/bin/course_device_info"
 if gpu="$("$probe" --has-gpu)"; then
@@ -29,4 +26,12 @@ else
   echo "== test (no usable GPU: $gpu; GPU tests will be reported as skipped)"
 fi
 # Tests that use the GPU hold the "gpu" resource lock, so running in parallel is safe.
-ctest --preset "$preset" -j "$(nproc)" "$@"
+junit="$course_root/build/$preset/ctest-junit.xml"
+rm -f "$junit"
+status=0
+ctest --preset "$preset" -j "$(nproc)" --output-junit "$junit" "$@" || status=$?
+if [ -s "$junit" ]; then
+  # Any python3 will do: the summary uses the standard library only.
+  python3 "$course_root/scripts/test_summary.py" "$junit" || true
+fi
+exit "$status"

@@ -1,7 +1,10 @@
 // Measuring the copy ceilings the lessons are held against.
 #include "course/ceilings.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <vector>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -66,6 +69,31 @@ Ceiling measure_pinned_copy(std::size_t bytes, cudaMemcpyKind direction, const R
   ceiling.value = static_cast<double>(bytes) / (stats.median_ms * 1e6);
   ceiling.description = std::string("cudaMemcpy pinned ") + (to_device ? "host-to-device" : "device-to-host") +
                         ", " + format_bytes(static_cast<double>(bytes)) + ", median of " + std::to_string(stats.reps);
+  return ceiling;
+}
+
+Ceiling measure_host_copy(std::size_t bytes_moved, const RepeatOptions& options) {
+  const std::size_t count = std::max<std::size_t>(1, bytes_moved / 2 / sizeof(float));
+  std::vector<float> source(count), destination(count);
+  const std::int64_t n = static_cast<std::int64_t>(count);
+  // First touch by the threads that will copy: on a multi-socket host each page then lives
+  // next to the core that uses it, as it does for the lessons' OpenMP loops.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    source[i] = 1.0f;
+    destination[i] = 0.0f;
+  }
+  const TimingStats stats = time_host(options, [&] {
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) destination[i] = source[i];
+  });
+  Ceiling ceiling;
+  ceiling.name = "host_copy";
+  ceiling.unit = "GB/s";
+  ceiling.value = 2.0 * static_cast<double>(count * sizeof(float)) / (stats.median_ms * 1e6);
+  ceiling.description = "host copy, 2 x " + format_bytes(static_cast<double>(count * sizeof(float))) + " over " +
+                        std::to_string(omp_get_max_threads()) + " OpenMP threads, median of " +
+                        std::to_string(stats.reps);
   return ceiling;
 }
 

@@ -3,7 +3,12 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <stdexcept>
 
 #include "course/device.hpp"
 #include "course/errors.hpp"
@@ -23,6 +28,59 @@ std::string one_line(std::string text) {
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
+
+std::string flag_name(const CLI::Option& option) {
+  return option.get_lnames().empty() ? option.get_name() : "--" + option.get_lnames().front();
+}
+
+// Integer flags take decimal digits only. CLI11 alone reads "1e3" as 1000 and "0x10" as 16,
+// calls "abc" "not in range", and clamps a seed above 2^64-1: the course says what it wants.
+void check_whole_numbers(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    std::string type = option->get_type_name();  // "INT:INT in [1 - 100]": the type, then validators
+    type = type.substr(0, type.find(':'));
+    if (type != "INT" && type != "UINT") continue;
+    for (const std::string& value : option->results()) {
+      const bool is_unsigned = type == "UINT";
+      const char* first = value.data() + (!is_unsigned && value.rfind('-', 0) == 0 ? 1 : 0);
+      const char* last = value.data() + value.size();
+      const bool digits = first != last && std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits) {
+        throw UsageError(flag_name(*option) + ": '" + value + "' is not a whole number" + (is_unsigned ? " of 0 or more" : "") +
+                         " (decimal digits only)");
+      }
+      std::uint64_t parsed = 0;
+      if (is_unsigned && std::from_chars(first, last, parsed).ec == std::errc::result_out_of_range) {
+        throw UsageError(flag_name(*option) + ": " + value + " is above the largest value, " +
+                         std::to_string(UINT64_MAX));
+      }
+    }
+  }
+}
+
+// --json is checked before any work: a run of minutes must not end in "cannot write".
+void check_json_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UsageError("--json: the file name is empty");
+  std::error_code error;
+  if (fs::is_directory(path, error)) throw UsageError("--json: " + path + " is a folder; give a file name");
+  const fs::path parent = fs::absolute(path).parent_path();
+  if (!fs::is_directory(parent, error)) throw UsageError("--json: the folder " + parent.string() + " does not exist");
+  const bool existed = fs::exists(path, error);
+  if (!std::ofstream(path, std::ios::app)) throw UsageError("--json: cannot write to " + path);
+  if (!existed) fs::remove(path, error);  // the probe leaves nothing behind
+}
+
+// "-n 1000" where the lesson's size flag is -l: name the unknown flag and the size flag.
+std::string extras_message(const CLI::App& app, const std::vector<std::string>& extras) {
+  const std::string first = extras.empty() ? "" : extras.front();
+  std::string size_flags;
+  if (const CLI::Option* size = app.get_option_no_throw("--size")) size_flags = size->get_name(false, true);
+  if (first.rfind('-', 0) == 0) {
+    return "unknown flag " + first + (size_flags.empty() ? "" : " (the size flag here is " + size_flags + ")");
+  }
+  return "unexpected argument '" + first + "'";
+}
 }  // namespace
 
 int CommonOptions::cpu_threads() const { return omp_get_max_threads(); }
@@ -33,17 +91,58 @@ GpuStatus open_gpu(const CommonOptions& options) {
     status.reason = "--skip-gpu";
     return status;
   }
-  return open_gpu(options.device, options.require_gpu);
+  GpuStatus status = open_gpu(options.device, options.require_gpu);
+  if (!status.usable && options.skip_cpu) {
+    // Only the GPU part was asked for: running nothing and exiting 0 would look like success.
+    throw ResourceError("a GPU is required by --skip-cpu (it runs only the GPU part) but none is usable: " +
+                        status.reason);
+  }
+  return status;
+}
+
+std::int64_t CommonOptions::dim(const std::string& name) const {
+  for (const auto& [dim_name, value] : dims) {
+    if (dim_name == name) return value;
+  }
+  throw std::out_of_range("no dimension named " + name);
 }
 
 LessonCli::LessonCli(std::string name, std::string description, SizeOption size)
-    : name_(std::move(name)), size_name_(long_name(size.flags)), app_(std::move(description), name_) {
-  options_.size = size.default_value;
-  // Every lesson also accepts --size for its size flag, so scripts can treat lessons alike.
-  const std::string flags = size.flags.find("--size") == std::string::npos ? size.flags + ",--size" : size.flags;
-  app_.add_option(flags, options_.size, size.description)
-      ->check(CLI::Range(std::int64_t{1}, size.max_value))
-      ->capture_default_str();
+    : LessonCli(std::move(name), std::move(description), std::vector<SizeOption>{std::move(size)}) {}
+
+LessonCli::LessonCli(std::string name, std::string description, std::vector<SizeOption> dims,
+                     const std::string& size_flags, const std::string& size_description)
+    : name_(std::move(name)), app_(std::move(description), name_), dims_(std::move(dims)) {
+  if (dims_.empty()) throw std::logic_error("LessonCli: a lesson has at least one dimension");
+  size_name_ = long_name(dims_.front().flags);
+  dim_values_.resize(dims_.size());
+  const bool one_dimension = dims_.size() == 1;
+  for (std::size_t i = 0; i < dims_.size(); ++i) {
+    const SizeOption& dim = dims_[i];
+    dim_values_[i] = dim.default_value;
+    // With one dimension, --size is simply another name of its flag.
+    std::string flags = dim.flags;
+    if (one_dimension && !size_flags.empty() && flags.find("--size") == std::string::npos) flags += "," + size_flags;
+    dim_flags_.push_back(app_.add_option(flags, dim_values_[i], dim.description)
+                             ->check(CLI::Range(dim.min_value, dim.max_value))
+                             ->capture_default_str());
+  }
+  if (!one_dimension && !size_flags.empty()) {
+    std::int64_t low = dims_.front().min_value, high = dims_.front().max_value;
+    for (const SizeOption& dim : dims_) {
+      if (!dim.set_by_size) continue;
+      low = std::max(low, dim.min_value);
+      high = std::min(high, dim.max_value);
+    }
+    size_flag_ = app_.add_option(size_flags, size_value_,
+                                 size_description.empty() ? "sets every dimension at once" : size_description)
+                     ->check(CLI::Range(low, high));
+  }
+  options_.size = dims_.front().default_value;
+  add_common_options();
+}
+
+void LessonCli::add_common_options() {
   app_.add_option("--reps", options_.reps, "timed GPU repetitions (the median is reported)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -57,15 +156,16 @@ LessonCli::LessonCli(std::string name, std::string description, SizeOption size)
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   app_.add_option("--device", options_.device, "index of the GPU to use")->check(CLI::Range(0, 1023))->capture_default_str();
-  app_.add_option("--seed", options_.seed, "seed of the random inputs")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  app_.add_option("--seed", options_.seed, "seed of the random inputs (0 to 2^64-1)")->capture_default_str();
   app_.add_flag("--skip-cpu", options_.skip_cpu, "run only the GPU versions (the reference is still computed)");
   app_.add_flag("--skip-gpu", options_.skip_gpu, "run only the CPU versions");
   app_.add_flag("--require-gpu", options_.require_gpu,
                 "fail (exit 3) instead of skipping the GPU part when no GPU is usable (also: COURSE_REQUIRE_GPU=1)");
-  app_.add_flag("--flush-l2,!--no-flush-l2", options_.flush_l2,
-                "flush the GPU's L2 cache before each timed repetition (default on)");
+  // Two plain flags rather than CLI11's "--flush-l2,!--no-flush-l2", whose help reads "{false}".
+  app_.add_flag_callback("--flush-l2", [this] { options_.flush_l2 = true; },
+                         "flush the GPU's L2 cache before each timed repetition (the default)");
+  app_.add_flag_callback("--no-flush-l2", [this] { options_.flush_l2 = false; },
+                         "keep the L2 cache warm between GPU repetitions");
   app_.add_option("--json", options_.json_path, "write the results as JSON to this file");
   app_.footer(
       "Exit codes: 0 all results verified, 1 a result failed verification, 2 bad command line, "
@@ -77,22 +177,32 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
   for (int i = 0; i < argc; ++i) command_line_ += (i ? " " : "") + std::string(argv[i]);
   try {
     app_.parse(argc, argv);
+    check_whole_numbers(app_);
   } catch (const CLI::CallForHelp&) {
     throw HelpRequested(app_.help());
   } catch (const CLI::CallForAllHelp&) {
     throw HelpRequested(app_.help("", CLI::AppFormatMode::All));
+  } catch (const CLI::ExtrasError&) {
+    throw UsageError(extras_message(app_, app_.remaining()));
   } catch (const CLI::ParseError& error) {
+    check_whole_numbers(app_);  // "abc" is "not a whole number", not "not in range"
     throw UsageError(one_line(error.what()));
+  }
+  if (app_.count("--flush-l2") > 0 && app_.count("--no-flush-l2") > 0) {
+    throw UsageError("--flush-l2 and --no-flush-l2 together: choose one");
   }
   if (options_.skip_cpu && options_.skip_gpu) {
     throw UsageError("--skip-cpu and --skip-gpu together leave nothing to run");
   }
-  if (!options_.json_path.empty()) {
-    const std::filesystem::path parent = std::filesystem::absolute(options_.json_path).parent_path();
-    if (!std::filesystem::is_directory(parent)) {
-      throw UsageError("--json: the folder " + parent.string() + " does not exist");
+  if (app_.count("--json") > 0) check_json_path(options_.json_path);
+  options_.dims.clear();
+  for (std::size_t i = 0; i < dims_.size(); ++i) {
+    if (size_flag_ && size_flag_->count() > 0 && dims_[i].set_by_size && dim_flags_[i]->count() == 0) {
+      dim_values_[i] = size_value_;
     }
+    options_.dims.emplace_back(long_name(dims_[i].flags), dim_values_[i]);
   }
+  options_.size = dim_values_.front();
   options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
   if (options_.threads > 0) omp_set_num_threads(options_.threads);
   return options_;

@@ -125,16 +125,19 @@ GpuStatus probe_gpu(int index) {
   return status;
 }
 
+GpuStatus probe_gpu(int index, bool required) {
+  GpuStatus status = probe_gpu(index);
+  if (!status.usable && required) {
+    throw ResourceError("a GPU is required (--require-gpu or COURSE_REQUIRE_GPU) but none is usable: " +
+                        status.reason);
+  }
+  return status;
+}
+
 GpuStatus open_gpu(int index, bool required) {
   HostTimer init_timer;
-  GpuStatus status = probe_gpu(index);
-  if (!status.usable) {
-    if (required) {
-      throw ResourceError("a GPU is required (--require-gpu or COURSE_REQUIRE_GPU) but none is usable: " +
-                          status.reason);
-    }
-    return status;
-  }
+  GpuStatus status = probe_gpu(index, required);
+  if (!status.usable) return status;
   CUDA_CHECK(cudaSetDevice(index));
   CUDA_CHECK(cudaFree(nullptr));  // forces the context to exist now, so its cost is measured here
   status.context_creation_ms = init_timer.elapsed_ms();

@@ -1,6 +1,8 @@
 // Grid sizing from the occupancy calculator.
 #include "course/launch.hpp"
 
+#include "course/format.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -8,6 +10,11 @@
 #include "course/check.hpp"
 
 namespace course {
+
+std::string LaunchShape::describe() const {
+  return format_count(static_cast<std::uint64_t>(blocks)) + (blocks == 1 ? " block of " : " blocks of ") +
+         std::to_string(threads) + " threads";
+}
 
 std::size_t blocks_to_cover(std::size_t n, int block_size) {
   const std::size_t block = static_cast<std::size_t>(block_size);

@@ -20,8 +20,8 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-template <class Distribution>
-void fill_blocks(std::span<float> values, std::uint64_t seed, Distribution distribution_prototype) {
+template <class T, class Distribution>
+void fill_blocks(std::span<T> values, std::uint64_t seed, Distribution distribution_prototype) {
   const std::size_t n = values.size();
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static)
@@ -29,7 +29,7 @@ void fill_blocks(std::span<float> values, std::uint64_t seed, Distribution distr
     std::mt19937_64 generator(splitmix64(seed ^ splitmix64(b)));
     Distribution distribution = distribution_prototype;
     const std::size_t end = std::min(n, (b + 1) * kBlock);
-    for (std::size_t i = b * kBlock; i < end; ++i) values[i] = distribution(generator);
+    for (std::size_t i = b * kBlock; i < end; ++i) values[i] = static_cast<T>(distribution(generator));
   }
 }
 
@@ -41,6 +41,22 @@ void fill_normal(std::span<float> values, std::uint64_t seed, float mean, float 
 
 void fill_uniform(std::span<float> values, std::uint64_t seed, float low, float high) {
   fill_blocks(values, seed, std::uniform_real_distribution<float>(low, high));
+}
+
+void fill_normal(std::span<double> values, std::uint64_t seed, double mean, double stddev) {
+  fill_blocks(values, seed, std::normal_distribution<double>(mean, stddev));
+}
+
+void fill_uniform(std::span<double> values, std::uint64_t seed, double low, double high) {
+  fill_blocks(values, seed, std::uniform_real_distribution<double>(low, high));
+}
+
+void fill_small_integers(std::span<float> values, std::uint64_t seed, int low, int high) {
+  fill_blocks(values, seed, std::uniform_int_distribution<int>(low, high));
+}
+
+void fill_integers(std::span<std::int32_t> values, std::uint64_t seed, std::int32_t low, std::int32_t high) {
+  fill_blocks(values, seed, std::uniform_int_distribution<std::int32_t>(low, high));
 }
 
 std::uint64_t fresh_seed() {

@@ -71,15 +71,16 @@ nlohmann::json verification_json(const VerifyResult& check) {
           {"rel_l2_error", check.rel_l2_error},
           {"max_ulp_error", check.max_ulp_error},
           {"worst_index", check.worst_index},
-          {"tolerance", check.tolerance.describe()},
+          {"tolerance", check.tolerance_text},
+          {"allowed_mismatches", check.allowed_mismatches},
           {"summary", check.summary()}};
 }
 
 }  // namespace
 
-std::optional<double> Row::throughput(const ThroughputUnit& unit) const {
+std::optional<double> Row::throughput(const ThroughputUnit& fallback) const {
   if (!time || time->median_ms <= 0 || work <= 0) return std::nullopt;
-  return work / (time->median_ms * 1e-3) / unit.scale;
+  return work / (time->median_ms * 1e-3) / unit_or(fallback).scale;
 }
 
 Report::Report(const LessonCli& cli, std::string title, ThroughputUnit unit)
@@ -88,7 +89,8 @@ Report::Report(const LessonCli& cli, std::string title, ThroughputUnit unit)
       size_name_(cli.size_name()),
       command_line_(cli.command_line()),
       options_(cli.options()),
-      unit_(std::move(unit)) {}
+      unit_(std::move(unit)),
+      dims_(cli.options().dims) {}
 
 void Report::add_ceiling(Ceiling ceiling) { ceilings_.push_back(std::move(ceiling)); }
 
@@ -116,6 +118,24 @@ void Report::add_skipped(const std::string& variant, Target target, Role role, c
   row.role = role;
   row.skipped = reason;
   add(std::move(row));
+}
+
+nlohmann::json Report::dims_json() const {
+  nlohmann::json dims = nlohmann::json::object();
+  for (const auto& [name, value] : dims_) dims[name] = value;
+  return dims;
+}
+
+// The ceiling a row is held against, when it was measured and is in the row's unit.
+const Ceiling* Report::row_ceiling(const Row& row) const {
+  if (row.ceiling.empty()) return nullptr;
+  const Ceiling* ceiling = find_ceiling(row.ceiling);
+  if (!ceiling) return nullptr;
+  if (ceiling->unit != row.unit_or(unit_).name) {
+    throw std::logic_error("row '" + row.variant + "' in " + row.unit_or(unit_).name + " held against ceiling " +
+                           ceiling->name + " in " + ceiling->unit);
+  }
+  return ceiling;
 }
 
 const Ceiling* Report::find_ceiling(const std::string& name) const {
@@ -180,8 +200,8 @@ void Report::print(std::ostream& out) const {
     out << std::setw(11) << format_ms(row.time->median_ms) << std::setw(10) << format_ms(row.time->min_ms)
         << std::setw(10) << format_ms(row.time->max_ms);
     const auto throughput = row.throughput(unit_);
-    out << std::setw(14) << (throughput ? format_throughput(*throughput, unit_.name) : "-");
-    const Ceiling* ceiling = row.ceiling.empty() ? nullptr : find_ceiling(row.ceiling);
+    out << std::setw(14) << (throughput ? format_throughput(*throughput, row.unit_or(unit_).name) : "-");
+    const Ceiling* ceiling = row_ceiling(row);
     out << std::setw(9)
         << (throughput && ceiling ? format_fixed(100.0 * *throughput / ceiling->value, 1) + "%" : "-");
     out << std::setw(10)
@@ -230,7 +250,9 @@ nlohmann::json Report::to_json() const {
     item["work"] = row.work;
     const auto throughput = row.throughput(unit_);
     item["throughput"] = optional_number(throughput);
-    const Ceiling* ceiling = row.ceiling.empty() ? nullptr : find_ceiling(row.ceiling);
+    item["unit"] = row.unit_or(unit_).name;
+    item["work_unit"] = row.unit_or(unit_).work_name;
+    const Ceiling* ceiling = row_ceiling(row);
     item["ceiling"] = ceiling ? json(ceiling->name) : json(nullptr);
     item["efficiency"] =
         optional_number(throughput && ceiling ? std::optional<double>(*throughput / ceiling->value) : std::nullopt);
@@ -269,7 +291,7 @@ nlohmann::json Report::to_json() const {
   std::string gpu_skipped;
   if (kernel && !kernel->time) gpu_skipped = kernel->skipped;
   const auto kernel_throughput = kernel ? kernel->throughput(unit_) : std::nullopt;
-  const Ceiling* kernel_ceiling = kernel && !kernel->ceiling.empty() ? find_ceiling(kernel->ceiling) : nullptr;
+  const Ceiling* kernel_ceiling = kernel ? row_ceiling(*kernel) : nullptr;
   json summary = {
       {"cpu_threads", options_.cpu_threads()},
       {"cpu_serial_ms", median(serial)},
@@ -281,6 +303,8 @@ nlohmann::json Report::to_json() const {
       {"kernel_speedup_vs_cpu_parallel", kernel ? optional_number(speedup(parallel, *kernel)) : json(nullptr)},
       {"end_to_end_speedup_vs_cpu_parallel", end_to_end ? optional_number(speedup(parallel, *end_to_end)) : json(nullptr)},
       {"kernel_throughput", optional_number(kernel_throughput)},
+      {"kernel_unit", kernel ? json(kernel->unit_or(unit_).name) : json(nullptr)},
+      {"kernel_ceiling", kernel_ceiling ? json(kernel_ceiling->name) : json(nullptr)},
       {"kernel_efficiency", optional_number(kernel_throughput && kernel_ceiling
                                                 ? std::optional<double>(*kernel_throughput / kernel_ceiling->value)
                                                 : std::nullopt)},
@@ -292,7 +316,7 @@ nlohmann::json Report::to_json() const {
           {"title", title_},
           {"date", utc_now()},
           {"command_line", command_line_},
-          {"size", {{"name", size_name_}, {"value", options_.size}}},
+          {"size", {{"name", size_name_}, {"value", options_.size}, {"dims", dims_json()}}},
           {"parameters",
            {{"reps", options_.reps}, {"warmup", options_.warmup}, {"cpu_reps", options_.cpu_reps},
             {"cpu_threads", options_.cpu_threads()}, {"flush_l2", options_.flush_l2}, {"seed", options_.seed},

@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "course/format.hpp"
@@ -20,18 +21,31 @@ namespace {
 
 constexpr std::size_t kBlock = 16384;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// FLT_MAX plus half an ulp: from here on, round-to-nearest gives infinity in float.
-const double kFloatOverflow = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
 
-// Spacing of float values at the magnitude of x (the size of one ULP there).
-double float_ulp_at(double x) {
+// Spacing of T values at the magnitude of x (the size of one ULP there).
+template <class T>
+double ulp_at(double x) {
+  constexpr int kDigits = std::numeric_limits<T>::digits;          // 24 for float, 53 for double
+  constexpr int kMinExponent = std::numeric_limits<T>::min_exponent - 1;  // -126, -1022
+  constexpr int kMaxExponent = std::numeric_limits<T>::max_exponent - 1;  // 127, 1023
   const double magnitude = std::fabs(x);
-  if (magnitude >= static_cast<double>(FLT_MAX)) return std::ldexp(1.0, 127 - 23);
-  const float f = static_cast<float>(magnitude);
-  const int exponent = f < FLT_MIN ? -126 : std::ilogb(f);
-  return std::ldexp(1.0, exponent - 23);
+  if (magnitude >= static_cast<double>(std::numeric_limits<T>::max())) return std::ldexp(1.0, kMaxExponent - kDigits + 1);
+  const T t = static_cast<T>(magnitude);
+  const int exponent = t < std::numeric_limits<T>::min() ? kMinExponent : std::ilogb(t);
+  return std::ldexp(1.0, exponent - kDigits + 1);
 }
 
+// From here on, round-to-nearest gives infinity in T (max plus half an ulp).
+template <class T>
+double overflow_threshold() {
+  if constexpr (std::is_same_v<T, double>) {
+    return kInf;
+  } else {
+    return std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
+  }
+}
+
+template <class T>
 struct Accumulator {
   std::size_t mismatches = 0, nan_count = 0, inf_count = 0;
   double max_abs = 0, max_rel = 0, max_ulp = 0;
@@ -49,7 +63,7 @@ struct Accumulator {
     }
   }
 
-  void add(std::size_t index, float value, double reference, const Tolerance& tolerance) {
+  void add(std::size_t index, T value, double reference, const Tolerance& tolerance) {
     const double v = value;
     if (std::isnan(reference)) {  // a reference must be a number; anything else is a bug
       ++mismatches;
@@ -57,8 +71,8 @@ struct Accumulator {
       consider_worst(kInf, index, v, reference);
       return;
     }
-    // A double reference beyond float's range rounds to infinity in float: expect exactly that.
-    if (std::fabs(reference) >= kFloatOverflow) reference = std::copysign(kInf, reference);
+    // A double reference beyond T's range rounds to infinity in T: expect exactly that.
+    if (std::fabs(reference) >= overflow_threshold<T>()) reference = std::copysign(kInf, reference);
     if (std::isnan(v)) {  // NaN never passes
       ++nan_count;
       ++mismatches;
@@ -76,7 +90,7 @@ struct Accumulator {
     const double error = std::fabs(v - reference);
     const double magnitude = std::fabs(reference);
     const double relative = magnitude > 0 ? error / magnitude : (error > 0 ? kInf : 0.0);
-    const double ulps = error / float_ulp_at(reference);
+    const double ulps = error / ulp_at<T>(reference);
     max_abs = std::max(max_abs, error);
     max_rel = std::max(max_rel, relative);
     max_ulp = std::max(max_ulp, ulps);
@@ -85,11 +99,15 @@ struct Accumulator {
     sum_sq_error += error * error;
     sum_sq_reference += magnitude * magnitude;
 
+    if (!tolerance.per_element() && tolerance.rel_l2 > 0) {
+      // Only the norm decides; the worst element is the one with the largest error.
+      consider_worst(error, index, v, reference);
+      return;
+    }
     const bool within = error <= tolerance.abs || (tolerance.rel > 0 && error <= tolerance.rel * magnitude) ||
                         (tolerance.ulp > 0 && ulps <= tolerance.ulp);
     if (!within) ++mismatches;
-    const double allowed = std::max({tolerance.abs, tolerance.rel * magnitude,
-                                     tolerance.ulp * float_ulp_at(reference)});
+    const double allowed = std::max({tolerance.abs, tolerance.rel * magnitude, tolerance.ulp * ulp_at<T>(reference)});
     const double score = allowed > 0 ? error / allowed : (error > 0 ? kInf : 0.0);
     consider_worst(within ? score : std::max(score, 1.0 + score), index, v, reference);
   }
@@ -105,8 +123,7 @@ struct Accumulator {
     sum_abs_reference += other.sum_abs_reference;
     sum_sq_error += other.sum_sq_error;
     sum_sq_reference += other.sum_sq_reference;
-    if (other.worst_score >= 0) consider_worst(other.worst_score, other.worst_index, other.worst_value,
-                                               other.worst_reference);
+    if (other.worst_score >= 0) consider_worst(other.worst_score, other.worst_index, other.worst_value, other.worst_reference);
   }
 };
 
@@ -116,6 +133,20 @@ std::string sci(double value) {
   return text;
 }
 
+std::string full(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+template <class T>
+void check_same_size(std::span<const T> result, std::size_t reference_size) {
+  if (result.size() != reference_size) {
+    throw std::invalid_argument("verify: result has " + std::to_string(result.size()) + " elements, reference " +
+                                std::to_string(reference_size));
+  }
+}
+
 }  // namespace
 
 std::string Tolerance::describe() const {
@@ -123,44 +154,75 @@ std::string Tolerance::describe() const {
   if (abs > 0) parts.push_back("abs " + sci(abs));
   if (rel > 0) parts.push_back("rel " + sci(rel));
   if (ulp > 0) parts.push_back(format_fixed(ulp, 1) + " ulp");
-  if (parts.empty()) return "exact";
-  std::string text = parts[0];
-  for (std::size_t i = 1; i < parts.size(); ++i) text += " or " + parts[i];
+  std::string text;
+  for (std::size_t i = 0; i < parts.size(); ++i) text += (i ? " or " : "") + parts[i];
+  if (rel_l2 > 0) text += (text.empty() ? "" : ", and ") + std::string("rel L2 <= ") + sci(rel_l2);
+  return text.empty() ? "exact" : text;
+}
+
+std::string IntegerTolerance::describe() const {
+  if (max_fraction <= 0 && max_difference <= 0) return "exact";
+  std::string text = "at most " + format_fixed(100.0 * max_fraction, 3) + "% of elements differ";
+  if (max_difference >= 0) text += ", each by at most " + std::to_string(max_difference);
   return text;
 }
 
-void poison(std::span<float> values) {
-  std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+template <class T>
+void poison_values(std::span<T> values) {
+  if constexpr (std::is_floating_point_v<T>) {
+    std::fill(values.begin(), values.end(), std::numeric_limits<T>::quiet_NaN());
+  } else {
+    std::fill(values.begin(), values.end(), static_cast<T>(~T{0}));
+  }
 }
+
+void poison(std::span<float> values) { poison_values(values); }
+void poison(std::span<double> values) { poison_values(values); }
+void poison(std::span<std::int32_t> values) { poison_values(values); }
+void poison(std::span<std::uint32_t> values) { poison_values(values); }
+void poison(std::span<std::uint16_t> values) { poison_values(values); }
+void poison(std::span<std::uint8_t> values) { poison_values(values); }
 
 double ulp_error(float value, double reference) {
   if (std::isnan(value) || std::isnan(reference)) return std::numeric_limits<double>::quiet_NaN();
-  if (std::fabs(reference) >= kFloatOverflow) reference = std::copysign(kInf, reference);
+  if (std::fabs(reference) >= overflow_threshold<float>()) reference = std::copysign(kInf, reference);
   if (std::isinf(value) || std::isinf(reference)) return static_cast<double>(value) == reference ? 0.0 : kInf;
-  return std::fabs(static_cast<double>(value) - reference) / float_ulp_at(reference);
+  return std::fabs(static_cast<double>(value) - reference) / ulp_at<float>(reference);
+}
+
+double ulp_error_double(double value, double reference) {
+  if (std::isnan(value) || std::isnan(reference)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(value) || std::isinf(reference)) return value == reference ? 0.0 : kInf;
+  return std::fabs(value - reference) / ulp_at<double>(reference);
 }
 
 std::string VerifyResult::summary() const {
   std::ostringstream out;
-  out << (passed ? "passed" : "FAILED") << " (tolerance " << tolerance.describe() << "): ";
-  if (!passed) {
-    out << format_count(mismatches) << " of " << format_count(count) << " elements wrong";
+  out << (passed ? "passed" : "FAILED") << " (tolerance " << tolerance_text << "): ";
+  if (!passed || allowed_mismatches > 0) {
+    out << format_count(mismatches) << " of " << format_count(count) << " elements differ";
+    if (allowed_mismatches > 0) out << " (" << format_count(allowed_mismatches) << " allowed)";
     if (nan_count) out << ", " << format_count(nan_count) << " NaN";
     if (inf_count) out << ", " << format_count(inf_count) << " Inf";
-    out << "; worst [" << worst_index << "] = " << worst_value << " vs reference " << worst_reference << "; ";
+    if (mismatches > 0) {
+      out << "; worst [" << worst_index << "] = " << full(worst_value) << " vs reference " << full(worst_reference);
+    }
+    out << "; ";
   }
-  out << "max error " << format_fixed(max_ulp_error, 2) << " ulp, max rel " << sci(max_rel_error)
-      << ", rel L2 " << sci(rel_l2_error);
+  if (norm_checked && !passed && rel_l2_error > rel_l2_bound) out << "rel L2 " << sci(rel_l2_error) << " > bound; ";
+  out << "max error " << format_fixed(max_ulp_error, 2) << " ulp, max abs " << sci(max_abs_error) << ", rel L2 "
+      << sci(rel_l2_error);
   return out.str();
 }
 
-VerifyResult verify(std::span<const float> result, const ReferenceBlock& reference, Tolerance tolerance) {
+template <class T>
+VerifyResult verify(std::span<const T> result, const ReferenceBlock& reference, Tolerance tolerance) {
   const std::size_t n = result.size();
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
-  Accumulator total;
+  Accumulator<T> total;
 #pragma omp parallel
   {
-    Accumulator local;
+    Accumulator<T> local;
     std::vector<double> expected(kBlock);
 #pragma omp for schedule(static)
     for (std::size_t b = 0; b < blocks; ++b) {
@@ -175,7 +237,7 @@ VerifyResult verify(std::span<const float> result, const ReferenceBlock& referen
 
   VerifyResult out;
   out.count = n;
-  out.tolerance = tolerance;
+  out.tolerance_text = tolerance.describe();
   out.mismatches = total.mismatches;
   out.nan_count = total.nan_count;
   out.inf_count = total.inf_count;
@@ -188,32 +250,106 @@ VerifyResult verify(std::span<const float> result, const ReferenceBlock& referen
   out.worst_index = total.worst_index;
   out.worst_value = total.worst_value;
   out.worst_reference = total.worst_reference;
-  out.passed = total.mismatches == 0;
+  out.norm_checked = tolerance.rel_l2 > 0;
+  out.rel_l2_bound = tolerance.rel_l2;
+  out.passed = total.mismatches == 0 && (!out.norm_checked || out.rel_l2_error <= tolerance.rel_l2);
   return out;
 }
 
-VerifyResult verify(std::span<const float> result, std::span<const double> reference, Tolerance tolerance) {
-  if (result.size() != reference.size()) {
-    throw std::invalid_argument("verify: result has " + std::to_string(result.size()) + " elements, reference " +
-                                std::to_string(reference.size()));
-  }
-  return verify(
+template <class T>
+VerifyResult verify(std::span<const T> result, std::span<const double> reference, Tolerance tolerance) {
+  check_same_size(result, reference.size());
+  return verify<T>(
       result,
-      [&](std::size_t begin, std::size_t end, double* out) { std::copy(&reference[begin], &reference[0] + end, out); },
+      [&](std::size_t begin, std::size_t end, double* out) { std::copy(reference.begin() + begin, reference.begin() + end, out); },
       tolerance);
 }
 
 VerifyResult verify(std::span<const float> result, std::span<const float> reference, Tolerance tolerance) {
-  if (result.size() != reference.size()) {
-    throw std::invalid_argument("verify: result has " + std::to_string(result.size()) + " elements, reference " +
-                                std::to_string(reference.size()));
-  }
-  return verify(
+  check_same_size(result, reference.size());
+  return verify<float>(
       result,
       [&](std::size_t begin, std::size_t end, double* out) {
         for (std::size_t i = begin; i < end; ++i) out[i - begin] = reference[i];
       },
       tolerance);
 }
+
+ReferenceBlock reference_of(std::span<const double> values) {
+  return [values](std::size_t begin, std::size_t end, double* out) {
+    std::copy(values.begin() + begin, values.begin() + end, out);
+  };
+}
+
+ReferenceBlock reference_of(std::span<const float> values) {
+  return [values](std::size_t begin, std::size_t end, double* out) {
+    for (std::size_t i = begin; i < end; ++i) out[i - begin] = values[i];
+  };
+}
+
+template <class T>
+VerifyResult verify_integers(std::span<const T> result, std::span<const T> reference, IntegerTolerance tolerance) {
+  check_same_size(result, reference.size());
+  const std::size_t n = result.size();
+  std::size_t mismatches = 0, worst_index = 0;
+  double max_difference = -1, sum_abs = 0, sum_sq = 0, sum_abs_ref = 0, sum_sq_ref = 0;
+#pragma omp parallel
+  {
+    std::size_t local_mismatches = 0, local_worst = 0;
+    double local_max = -1, l_abs = 0, l_sq = 0, l_abs_ref = 0, l_sq_ref = 0;
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      const double difference = std::fabs(static_cast<double>(result[i]) - static_cast<double>(reference[i]));
+      const double magnitude = std::fabs(static_cast<double>(reference[i]));
+      l_abs += difference;
+      l_sq += difference * difference;
+      l_abs_ref += magnitude;
+      l_sq_ref += magnitude * magnitude;
+      if (difference != 0) ++local_mismatches;
+      if (difference > local_max) {
+        local_max = difference;
+        local_worst = i;
+      }
+    }
+#pragma omp critical(course_verify_integers_merge)
+    {
+      mismatches += local_mismatches;
+      sum_abs += l_abs;
+      sum_sq += l_sq;
+      sum_abs_ref += l_abs_ref;
+      sum_sq_ref += l_sq_ref;
+      if (local_max > max_difference || (local_max == max_difference && local_worst < worst_index)) {
+        max_difference = local_max;
+        worst_index = local_worst;
+      }
+    }
+  }
+  VerifyResult out;
+  out.count = n;
+  out.tolerance_text = tolerance.describe();
+  out.mismatches = mismatches;
+  out.allowed_mismatches = static_cast<std::size_t>(std::floor(tolerance.max_fraction * static_cast<double>(n)));
+  out.max_abs_error = std::max(0.0, max_difference);
+  out.rel_l1_error = sum_abs_ref > 0 ? sum_abs / sum_abs_ref : sum_abs;
+  out.rel_l2_error = sum_sq_ref > 0 ? std::sqrt(sum_sq / sum_sq_ref) : std::sqrt(sum_sq);
+  out.worst_index = worst_index;
+  if (n > 0) {
+    out.worst_value = static_cast<double>(result[worst_index]);
+    out.worst_reference = static_cast<double>(reference[worst_index]);
+  }
+  const bool difference_ok = tolerance.max_difference < 0 || out.max_abs_error <= static_cast<double>(tolerance.max_difference);
+  out.passed = mismatches <= out.allowed_mismatches && (mismatches == 0 || difference_ok);
+  return out;
+}
+
+template VerifyResult verify<float>(std::span<const float>, const ReferenceBlock&, Tolerance);
+template VerifyResult verify<double>(std::span<const double>, const ReferenceBlock&, Tolerance);
+template VerifyResult verify<float>(std::span<const float>, std::span<const double>, Tolerance);
+template VerifyResult verify<double>(std::span<const double>, std::span<const double>, Tolerance);
+template VerifyResult verify_integers<std::int32_t>(std::span<const std::int32_t>, std::span<const std::int32_t>, IntegerTolerance);
+template VerifyResult verify_integers<std::uint32_t>(std::span<const std::uint32_t>, std::span<const std::uint32_t>, IntegerTolerance);
+template VerifyResult verify_integers<std::uint16_t>(std::span<const std::uint16_t>, std::span<const std::uint16_t>, IntegerTolerance);
+template VerifyResult verify_integers<std::uint8_t>(std::span<const std::uint8_t>, std::span<const std::uint8_t>, IntegerTolerance);
+template VerifyResult verify_integers<std::int64_t>(std::span<const std::int64_t>, std::span<const std::int64_t>, IntegerTolerance);
 
 }  // namespace course

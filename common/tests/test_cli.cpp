@@ -1,7 +1,9 @@
 // The shared command line: defaults, lesson flags, and one-line errors naming the bad flag.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +93,60 @@ TEST(Cli, BadValuesNameTheFlag) {
   expect_usage_error({"--bogus-flag"}, "--bogus-flag");
   expect_usage_error({"--skip-cpu", "--skip-gpu"}, "nothing to run");
   expect_usage_error({"--json", "/no/such/folder/out.json"}, "--json");
+}
+
+TEST(Cli, IntegerFlagsTakeDecimalWholeNumbers) {
+  // Not "not in range" (and no 309-digit bound): the value is not a number at all.
+  expect_usage_error({"--seed", "abc"}, "--seed: 'abc' is not a whole number");
+  expect_usage_error({"--length", "abc"}, "--length: 'abc' is not a whole number");
+  expect_usage_error({"--length", "1e3"}, "--length: '1e3' is not a whole number");
+  expect_usage_error({"--reps", "2.5"}, "--reps: '2.5' is not a whole number");
+  // Hexadecimal is refused, not read as 16: sizes are written in decimal everywhere.
+  expect_usage_error({"--length", "0x10"}, "--length: '0x10' is not a whole number (decimal digits only)");
+  // A seed above 2^64-1 is refused, not clamped.
+  expect_usage_error({"--seed", "18446744073709551616"}, "--seed: 18446744073709551616 is above the largest value");
+  auto cli = make_cli();
+  EXPECT_EQ(parse(cli, {"--seed", "18446744073709551615"}).seed, 18446744073709551615u);
+  // Messages stay short.
+  auto cli2 = make_cli();
+  try {
+    parse(cli2, {"--seed", "abc"});
+    ADD_FAILURE() << "--seed abc accepted";
+  } catch (const course::UsageError& error) {
+    EXPECT_LT(std::string(error.what()).size(), 100u) << error.what();
+  }
+}
+
+TEST(Cli, UnknownFlagIsNamedWithTheSizeFlag) {
+  // A user of another lesson's flag (-n) learns that it is unknown and what the size flag is.
+  expect_usage_error({"-n", "1000"}, "unknown flag -n (the size flag here is -l,--length,--size)");
+  expect_usage_error({"1000"}, "unexpected argument '1000'");
+}
+
+TEST(Cli, JsonPathIsCheckedBeforeAnyWork) {
+  expect_usage_error({"--json", ""}, "--json: the file name is empty");
+  expect_usage_error({"--json", "/tmp"}, "--json: /tmp is a folder");
+  expect_usage_error({"--json", "/proc/course-no-such-file.json"}, "--json: cannot write to /proc/");
+  // A writable path passes, and the check leaves no file behind.
+  const std::string path = ::testing::TempDir() + "course_cli_json_probe.json";
+  std::remove(path.c_str());
+  auto cli = make_cli();
+  EXPECT_EQ(parse(cli, {"--json", path}).json_path, path);
+  EXPECT_FALSE(std::ifstream(path).good()) << "the probe left " << path;
+}
+
+TEST(Cli, FlushL2FlagsAndTheirHelp) {
+  auto cli = make_cli();
+  EXPECT_FALSE(parse(cli, {"--no-flush-l2"}).flush_l2);
+  auto cli2 = make_cli();
+  EXPECT_TRUE(parse(cli2, {"--flush-l2"}).flush_l2);
+  expect_usage_error({"--flush-l2", "--no-flush-l2"}, "choose one");
+  auto cli3 = make_cli();
+  try {
+    parse(cli3, {"--help"});
+  } catch (const course::HelpRequested& help) {
+    EXPECT_EQ(std::string(help.what()).find("{false}"), std::string::npos) << help.what();
+  }
 }
 
 TEST(Cli, HelpListsTheFlags) {

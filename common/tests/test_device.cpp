@@ -83,6 +83,9 @@ TEST(GpuDevice, PropertiesAreReadFromTheDevice) {
 TEST(GpuDevice, NonexistentDeviceIndexIsAUsageError) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   EXPECT_THROW(course::probe_gpu(1000), course::UsageError);
+  // --device is checked against the device count, not only against the flag's range.
+  const int count = course::probe_gpu(0).device_count;
+  EXPECT_THROW(course::probe_gpu(count), course::UsageError) << "--device " << count;
 }
 
 TEST(GpuDevice, DeviceMemoryCheckRefusesTheImpossible) {

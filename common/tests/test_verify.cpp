@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <span>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -151,3 +153,53 @@ TEST(Verify, EmptyAndMismatchedSizes) {
 }
 
 }  // namespace
+
+// ---- typed verification: double, norms, integers ------------------------------------------------
+TEST(VerifyTyped, DoubleUlpIsMeasuredInDoubleSpacing) {
+  const std::vector<double> reference = {1.0, 2.0};
+  const std::vector<double> one_ulp_off = {std::nextafter(1.0, 2.0), 2.0};
+  const auto check = course::verify(std::span<const double>(one_ulp_off), std::span<const double>(reference),
+                                    course::Tolerance::ulps(1));
+  EXPECT_TRUE(check.passed) << check.summary();
+  EXPECT_DOUBLE_EQ(check.max_ulp_error, 1.0);
+  EXPECT_FALSE(course::verify(std::span<const double>(one_ulp_off), std::span<const double>(reference),
+                              course::Tolerance::exact()).passed);
+  std::vector<double> poisoned(2);
+  course::poison(std::span<double>(poisoned));
+  EXPECT_FALSE(course::verify(std::span<const double>(poisoned), std::span<const double>(reference),
+                              course::Tolerance::relative(1e9)).passed) << "NaN never passes";
+}
+
+TEST(VerifyTyped, NormToleranceJudgesTheWholeButStillFailsNaN) {
+  std::vector<double> reference(1000, 1.0);
+  std::vector<float> result(1000, 1.0f);
+  result[3] = 1.01f;  // one element 1% off: the relative L2 norm is about 3e-4
+  EXPECT_TRUE(course::verify(result, std::span<const double>(reference), course::Tolerance::norm(1e-3)).passed);
+  const auto tight = course::verify(result, std::span<const double>(reference), course::Tolerance::norm(1e-4));
+  EXPECT_FALSE(tight.passed);
+  EXPECT_EQ(tight.worst_index, 3u);
+  result[5] = std::numeric_limits<float>::quiet_NaN();
+  const auto with_nan = course::verify(result, std::span<const double>(reference), course::Tolerance::norm(1.0));
+  EXPECT_FALSE(with_nan.passed);
+  EXPECT_EQ(with_nan.nan_count, 1u);
+}
+
+TEST(VerifyTyped, IntegersExactOrWithABoundedFraction) {
+  std::vector<std::int32_t> reference(1000), result(1000);
+  for (int i = 0; i < 1000; ++i) reference[i] = result[i] = i % 20;
+  EXPECT_TRUE(course::verify_integers<std::int32_t>(result, reference, course::IntegerTolerance::exact()).passed);
+  result[10] += 1;
+  EXPECT_FALSE(course::verify_integers<std::int32_t>(result, reference, course::IntegerTolerance::exact()).passed);
+  const auto bounded = course::verify_integers<std::int32_t>(result, reference, course::IntegerTolerance::at_most(0.001));
+  EXPECT_TRUE(bounded.passed) << bounded.summary();  // 1 of 1000 allowed
+  EXPECT_EQ(bounded.mismatches, 1u);
+  result[11] += 1;
+  EXPECT_FALSE(course::verify_integers<std::int32_t>(result, reference, course::IntegerTolerance::at_most(0.001)).passed);
+  // A bound on how far an element may be off.
+  EXPECT_FALSE(course::verify_integers<std::int32_t>(result, reference, course::IntegerTolerance::at_most(0.01, 0))
+                   .passed);
+  std::vector<std::int32_t> poisoned(1000);
+  course::poison(std::span<std::int32_t>(poisoned));
+  EXPECT_FALSE(course::verify_integers<std::int32_t>(poisoned, reference, course::IntegerTolerance::at_most(0.5)).passed)
+      << "an unwritten integer output (-1 everywhere) fails";
+}

@@ -3,11 +3,13 @@
 //
 // Usage: course_summary [--missing LESSON=REASON]... RESULT.json...
 //   --missing   a lesson that wrote no JSON (it failed before the end), and why
-// Exit codes: 0 all files read, 2 bad command line, 3 a file is unreadable or lacks a field.
+// Exit codes: 0 every lesson verified, 1 a lesson FAILED verification or did not finish (--missing),
+// 2 bad command line, 3 a file is unreadable, not JSON, or lacks a field.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -24,14 +26,19 @@ namespace {
 using nlohmann::json;
 
 json load_report(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw course::Error(path + " is a folder; give the JSON files in it");
   std::ifstream file(path);
   if (!file) throw course::Error("cannot open " + path);
   json report;
   try {
     report = json::parse(file);
   } catch (const json::parse_error& error) {
-    throw course::Error(path + " is not valid JSON: " + error.what());
+    // what() starts "[json.exception.parse_error.101] parse error at line 1, ...": keep the plain part.
+    const std::string what = error.what();
+    const std::size_t plain = what.find("] ");
+    throw course::Error(path + " is not valid JSON: " + (plain == std::string::npos ? what : what.substr(plain + 2)));
   }
+  if (!report.is_object()) throw course::Error(path + " is not a lesson's JSON (not an object)");
   for (const std::string& field : course::report_json_required_fields()) {
     if (field.rfind("/rows/0", 0) == 0 && report.value("rows", json::array()).empty()) continue;
     if (!report.contains(json::json_pointer(field))) {
@@ -76,6 +83,11 @@ int run(int argc, char** argv) {
     throw course::UsageError(error.what());
   }
   if (files.empty() && missing.empty()) throw course::UsageError("no JSON files given");
+  for (const std::string& item : missing) {
+    if (item.find('=') == std::string::npos || item.front() == '=') {
+      throw course::UsageError("--missing: '" + item + "' is not LESSON=REASON");
+    }
+  }
 
   std::vector<json> reports;
   for (const std::string& file : files) reports.push_back(load_report(file));
@@ -85,8 +97,10 @@ int run(int argc, char** argv) {
                                             "end-to-end vs all CPUs", "kernel efficiency"};
   std::vector<std::vector<std::string>> table;
   std::string gpu_line, cpu_line;
+  bool all_verified = missing.empty();  // a lesson that did not finish verified nothing
   for (const json& report : reports) {
     const json& summary = report["summary"];
+    all_verified = all_verified && summary["verified"].get<bool>();
     std::vector<std::string> row = {report["lesson"].get<std::string>(),
                                     summary["verified"].get<bool>() ? "yes" : "FAILED",
                                     ms_cell(summary["cpu_serial_ms"]), ms_cell(summary["cpu_parallel_ms"])};
@@ -110,8 +124,7 @@ int run(int argc, char** argv) {
   }
   for (const std::string& item : missing) {
     const std::size_t split = item.find('=');
-    table.push_back({item.substr(0, split), "no",
-                     "did not finish: " + (split == std::string::npos ? "" : item.substr(split + 1))});
+    table.push_back({item.substr(0, split), "no", "did not finish: " + item.substr(split + 1)});
   }
 
   // Column widths from the cells that stay within their column (collapsed cells run on).
@@ -135,7 +148,7 @@ int run(int argc, char** argv) {
             << (cpu_line.empty() ? "CPU" : cpu_line) << ")\n";
   print_row(headers);
   for (const auto& row : table) print_row(row);
-  return 0;
+  return all_verified ? course::kExitOk : course::kExitVerificationFailed;
 }
 
 }  // namespace

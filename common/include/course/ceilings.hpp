@@ -28,4 +28,15 @@ Ceiling measure_device_copy(std::size_t bytes_moved, const RepeatOptions& option
 // cudaMemcpy between pinned host memory and the device, one direction.
 Ceiling measure_pinned_copy(std::size_t bytes, cudaMemcpyKind direction, const RepeatOptions& options);
 
+// The arithmetic ceiling: fused multiply-adds on values held in registers, several independent
+// chains per thread, on every SM ("fp32_fma" / "fp64_fma", in GFLOP/s, one FMA = 2 flops).
+// A compute-bound kernel is held against this, not against the datasheet.
+enum class Precision { fp32, fp64 };
+Ceiling measure_fma_throughput(Precision precision, const RepeatOptions& options);
+
+// The host's memory ceiling: a copy of `bytes_moved` in total (half read, half written) split
+// over the OpenMP threads in effect ("host_copy", GB/s counting bytes read + written). A
+// memory-bound CPU row is held against this, as a GPU row is against the device copy.
+Ceiling measure_host_copy(std::size_t bytes_moved, const RepeatOptions& options);
+
 }  // namespace course

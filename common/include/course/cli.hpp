@@ -18,21 +18,29 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "course/device.hpp"
 #include "course/timing.hpp"
 
 namespace course {
 
+// One named dimension of the problem: the length of a vector, a matrix's M, N or K, an
+// image's width. Its long flag names it in the JSON ("length", "m", "width").
 struct SizeOption {
-  std::string flags;          // CLI11 names, e.g. "-l,--length"
+  std::string flags;          // CLI11 names, e.g. "-l,--length" or "--m"
   std::string description;
   std::int64_t default_value;
   std::int64_t max_value;
+  std::int64_t min_value = 1;
+  bool set_by_size = true;    // --size sets it (unless its own flag was given)
 };
+using Dimension = SizeOption;
 
 struct CommonOptions {
-  std::int64_t size = 0;
+  std::int64_t size = 0;      // the first dimension's value (a vector's length)
+  std::vector<std::pair<std::string, std::int64_t>> dims;  // every dimension, in declaration order
   int reps = 20;
   int warmup = 3;
   int cpu_reps = 3;
@@ -45,6 +53,7 @@ struct CommonOptions {
   std::uint64_t seed = 42;
   std::string json_path;
 
+  std::int64_t dim(const std::string& name) const;  // throws std::out_of_range for an unknown name
   RepeatOptions gpu_repeat() const { return {warmup, reps}; }
   RepeatOptions cpu_repeat() const { return {warmup > 0 ? 1 : 0, cpu_reps}; }
   int cpu_threads() const;    // the OpenMP thread count in effect
@@ -67,6 +76,10 @@ class HelpRequested : public std::exception {
 class LessonCli {
  public:
   LessonCli(std::string name, std::string description, SizeOption size);
+  // Several dimensions; `size_flags` (e.g. "-n,--size") is a shortcut that sets every dimension
+  // marked set_by_size whose own flag was not given ("" for none).
+  LessonCli(std::string name, std::string description, std::vector<SizeOption> dims,
+            const std::string& size_flags = "--size", const std::string& size_description = "");
 
   CLI::App& app() { return app_; }
   // Throws UsageError (one line naming the flag) or HelpRequested. Sets the OpenMP threads.
@@ -77,9 +90,16 @@ class LessonCli {
   const std::string& command_line() const { return command_line_; }
 
  private:
+  void add_common_options();
+
   std::string name_, size_name_, command_line_;
   CLI::App app_;
   CommonOptions options_;
+  std::vector<SizeOption> dims_;
+  std::vector<std::int64_t> dim_values_;  // bound to the dimension flags (sized once: stable addresses)
+  std::vector<CLI::Option*> dim_flags_;
+  std::int64_t size_value_ = 0;
+  CLI::Option* size_flag_ = nullptr;
 };
 
 }  // namespace course

@@ -47,6 +47,8 @@ bool gpu_required_by_environment();
 // Looks for GPUs without failing: the status says whether device `index` can be used and, if
 // not, why. Throws course::UsageError when GPUs exist but `index` is not one of them.
 GpuStatus probe_gpu(int index);
+// The same, and not usable while `required`: throws course::ResourceError. Creates no context.
+GpuStatus probe_gpu(int index, bool required);
 
 // probe_gpu, then makes the device current, creates its context (timed) and checks that this
 // build contains code for it. Not usable and `required`: throws course::ResourceError.

@@ -7,8 +7,16 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace course {
+
+// The grid a launcher actually launched, for the report ("1,056 blocks of 256 threads").
+struct LaunchShape {
+  long long blocks = 0;
+  int threads = 0;  // per block
+  std::string describe() const;
+};
 
 // Blocks needed to give each of `n` elements its own thread (ceil(n / block)), at least 1.
 std::size_t blocks_to_cover(std::size_t n, int block_size);

@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include <iosfwd>
+#include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -31,9 +33,19 @@ enum class Role { detail, cpu_serial, cpu_parallel, gpu_kernel, gpu_end_to_end }
 // How work turns into throughput: value = work / seconds / scale, printed with `name`.
 struct ThroughputUnit {
   std::string name;        // "GB/s"
-  double scale;            // 1e9
+  double scale = 1;        // 1e9
   std::string work_name;   // "bytes"
 };
+
+// The units the lessons use. A row's efficiency is its throughput over a ceiling in the same unit.
+namespace units {
+inline ThroughputUnit bandwidth() { return {"GB/s", 1e9, "bytes"}; }         // bytes read + written
+inline ThroughputUnit gflops() { return {"GFLOP/s", 1e9, "flops"}; }         // floating-point operations
+// Anything else counted per second, in units of 10^9: items("Gpixel-iter/s", "pixel-iterations").
+inline ThroughputUnit items(std::string name, std::string work_name, double scale = 1e9) {
+  return {std::move(name), scale, std::move(work_name)};
+}
+}  // namespace units
 
 struct Row {
   Row() = default;
@@ -44,13 +56,16 @@ struct Row {
   Target target = Target::cpu;
   Role role = Role::detail;
   std::optional<TimingStats> time;     // absent when the row was skipped or is a check only
-  double work = 0;                     // per run, in ThroughputUnit::work_name
+  ThroughputUnit unit;                 // empty name: the report's default unit
+  double work = 0;                     // per run, in unit.work_name
   std::string ceiling;                 // name of the Ceiling this row is held against, or ""
   std::optional<VerifyResult> check;   // absent: not verified (printed as such)
   std::string skipped;                 // non-empty: the row did not run, and why
   std::string note;
 
+  // work / time in `unit`; the row's own unit wins when it has one.
   std::optional<double> throughput(const ThroughputUnit& unit) const;
+  const ThroughputUnit& unit_or(const ThroughputUnit& fallback) const { return unit.name.empty() ? fallback : unit; }
 };
 
 class Report {
@@ -69,12 +84,19 @@ class Report {
 
   const std::vector<Row>& rows() const { return rows_; }
   const Ceiling* find_ceiling(const std::string& name) const;
+  const Ceiling* row_ceiling(const Row& row) const;
+  const std::vector<Ceiling>& ceilings() const { return ceilings_; }
+  void set_title(std::string title) { title_ = std::move(title); }
+  // Every dimension of the problem ({"m", 4096}, ...), recorded in the JSON; by default the CLI's.
+  void set_dims(std::vector<std::pair<std::string, std::int64_t>> dims) { dims_ = std::move(dims); }
+  const ThroughputUnit& unit() const { return unit_; }
   const Row* find_role(Role role) const;
   bool all_checks_passed() const;        // no verified row failed
   int exit_code() const;                 // kExitOk or kExitVerificationFailed
 
   void print(std::ostream& out) const;
   nlohmann::json to_json() const;
+  nlohmann::json dims_json() const;
   void write_json(const std::string& path) const;  // throws course::Error if it cannot
 
  private:
@@ -84,6 +106,7 @@ class Report {
   GpuStatus gpu_;
   std::vector<Ceiling> ceilings_;
   std::vector<Row> rows_;
+  std::vector<std::pair<std::string, std::int64_t>> dims_;
   nlohmann::json extra_ = nlohmann::json::object();
 };
 

@@ -26,6 +26,12 @@ struct GpuTestState {
 // Probed once per test binary; makes the GPU current when usable.
 const GpuTestState& gpu_test_state();
 
+// Names parameterized tests by their string parameter (a registry's kernel name):
+//   INSTANTIATE_TEST_SUITE_P(Registry, GpuKernels, ::testing::ValuesIn(names), course::testing::ParamName());
+struct ParamName {
+  std::string operator()(const ::testing::TestParamInfo<std::string>& param_info) const { return param_info.param; }
+};
+
 }  // namespace course::testing
 
 #define COURSE_REQUIRE_GPU_OR_SKIP()                                                             \

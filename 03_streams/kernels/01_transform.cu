@@ -1,4 +1,4 @@
-// Lesson 03, GPU side: the transform kernel and its launcher.
+// Lesson 03, the kernel: y[i] = f(x[i]), f = `intensity` steps of v = v * a + b.
 //
 // Teaches:
 //  - arithmetic intensity as a knob: each element costs 8 bytes of memory traffic (and 8 bytes
@@ -7,7 +7,9 @@
 //    overlapping copies with the kernel (pipeline.cpp) can hide one behind the other;
 //  - exact CPU/GPU agreement: __fmul_rn and __fadd_rn round to nearest after each operation and
 //    are never fused by the compiler into an FMA (which rounds once), so each step is the same
-//    two roundings as on the CPU and the results match to the bit;
+//    two roundings as on the CPU and the results match to the bit. The price: two instructions
+//    per step where an FMA would be one, so the kernel reaches at most half of the FP32 FMA
+//    ceiling it is held against;
 //  - the grid-stride loop (lesson 01): one launch covers any n, whatever the grid.
 #include <cuda_runtime.h>
 
@@ -17,7 +19,7 @@
 #include "course/launch.hpp"
 #include "streams.hpp"
 
-namespace overlap {
+namespace streams {
 
 namespace {
 
@@ -32,19 +34,31 @@ __global__ void transform_kernel(const float* __restrict__ x, float* __restrict_
   }
 }
 
+// How many blocks of the kernel fit on the current GPU at once, asked once per device: the
+// occupancy query is host work, and before every launch it would sit between a start event and
+// the kernel it times (a pipeline launches once per chunk).
+int resident_blocks() {
+  thread_local int device = -1, blocks = 0;
+  int current = 0;
+  CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device) {
+    blocks = course::resident_blocks(reinterpret_cast<const void*>(transform_kernel), kBlockSize);
+    device = current;
+  }
+  return blocks;
+}
+
 }  // namespace
 
-Transform make_transform(int intensity) {
-  return {intensity, course::resident_blocks(reinterpret_cast<const void*>(transform_kernel), kBlockSize)};
-}
-
-int launch_transform(const float* x, float* y, std::size_t n, const Transform& transform, cudaStream_t stream) {
-  if (n == 0) return 0;
-  const std::size_t resident = static_cast<std::size_t>(std::max(transform.resident_blocks, 1));
-  const int grid = static_cast<int>(std::min(course::blocks_to_cover(n, kBlockSize), resident));
+course::LaunchShape launch_transform(const float* x, float* y, std::size_t n, const Transform& transform,
+                                     cudaStream_t stream) {
+  if (n == 0) return {};
+  // The grid covers n, up to the blocks that fit at once (the grid-stride loop does the rest).
+  const int cap = transform.max_blocks > 0 ? transform.max_blocks : resident_blocks();
+  const int grid = static_cast<int>(std::min(course::blocks_to_cover(n, kBlockSize), static_cast<std::size_t>(cap)));
   transform_kernel<<<grid, kBlockSize, 0, stream>>>(x, y, n, transform.intensity);
   CUDA_CHECK_LAUNCH("transform_kernel");
-  return grid;
+  return {grid, kBlockSize};
 }
 
-}  // namespace overlap
+}  // namespace streams

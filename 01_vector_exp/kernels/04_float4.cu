@@ -1,4 +1,4 @@
-// Lesson 01, exercise 1 (solution): exp with 16-byte vector loads and stores.
+// Lesson 01, step 4: exp with 16-byte vector loads and stores.
 //
 // Teaches: one float4 load moves 16 bytes with one instruction, so a warp moves 512 bytes per
 // load instead of 128, with a quarter of the load/store instructions and of the index
@@ -6,10 +6,7 @@
 // cudaMalloc returns memory aligned to 256 bytes, but a pointer into the middle of an array
 // (x + 1) is not, so the launcher peels a scalar head until x is aligned, runs the float4 body,
 // and finishes a scalar tail of the last n % 4 elements. When x and y cannot both be aligned
-// (their offsets differ), it falls back to the scalar kernel.
-//
-// The tests (test_vector_exp.cpp, GpuExpFloat4.*) check this file: delete the body of
-// exp_float4_kernel, write your own, and run ctest --preset release -R 01_vector_exp.
+// (their offsets differ), it falls back to step 3's kernel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,6 +14,7 @@
 
 #include "course/check.hpp"
 #include "course/launch.hpp"
+#include "kernels/grid_stride_ilp.cuh"
 #include "vector_exp.hpp"
 
 namespace vector_exp {
@@ -50,11 +48,13 @@ __global__ void exp_float4_kernel(const float* __restrict__ x, float* __restrict
 
 }  // namespace
 
-int launch_exp_float4(const float* x, float* y, std::size_t n, const LaunchConfig& config, cudaStream_t stream) {
+course::LaunchShape launch_float4(const float* x, float* y, std::size_t n, const LaunchConfig& config,
+                                  cudaStream_t stream) {
+  if (n == 0) return {};
   const auto x_address = reinterpret_cast<std::uintptr_t>(x);
   const auto y_address = reinterpret_cast<std::uintptr_t>(y);
   if (x_address % 16 != y_address % 16 || x_address % 4 != 0) {
-    return launch_exp(Kernel::expf_grid_stride, x, y, n, config, stream);  // cannot align both
+    return detail::launch_ilp<false>(x, y, n, config, stream);  // cannot align both
   }
   const std::size_t head = std::min<std::size_t>(n, (16 - x_address % 16) % 16 / 4);
   const std::size_t vectors = (n - head) / 4;
@@ -64,7 +64,7 @@ int launch_exp_float4(const float* x, float* y, std::size_t n, const LaunchConfi
                                                     vectors + 3, config.block_size);
   exp_float4_kernel<<<grid, config.block_size, 0, stream>>>(x, y, head, vectors, n);
   CUDA_CHECK_LAUNCH("exp_float4_kernel");
-  return grid;
+  return {grid, config.block_size};
 }
 
 }  // namespace vector_exp

@@ -1,0 +1,23 @@
+// Lesson 03's exercises: each has a starter (what you edit) and a solution (what the tests check).
+// The tests also run the starter as shipped and expect it to FAIL verification: the outputs are
+// poisoned first, so a chunk that never comes back is caught, and "it ran" is never mistaken
+// for "it is right".
+#pragma once
+
+#include <span>
+
+#include "streams.hpp"
+
+namespace streams::exercises {
+
+// Exercise 1: one stream per engine. queues[0] copies every chunk in, queues[1] runs every
+// kernel, queues[2] copies every chunk out; chunk i's kernel waits for its copy in, and its copy
+// out for its kernel, through events and cudaStreamWaitEvent, never the host. Returns when
+// every queue has finished, so host.y holds the result. Throws std::invalid_argument unless
+// there are exactly 3 queues (and for the chunks run_pipelined rejects).
+void run_three_queues_starter(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
+                              std::span<const Chunk> chunks, std::span<const course::Stream> queues);
+void run_three_queues_solution(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
+                               std::span<const Chunk> chunks, std::span<const course::Stream> queues);
+
+}  // namespace streams::exercises

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Tests of the course's scripts as a newcomer meets them (registered in cmake/ToolTests.cmake).
+#
+# Usage: scripts/tests/check_scripts.sh CASE [BIN_DIR]
+#   missing_values  a script flag given without its value: one line naming it, exit 2
+#   plot_errors     plot.py on a missing, an invalid or a foreign file: one line, exit 3, no traceback
+#   progress        a build shows one line per target; apt's output goes to build/apt.log
+#   test_summary    the closing lines of test_course.sh: passed, skipped by reason, failed
+#   doc_commands    every command in the docs' bash blocks that runs a lesson, a tool or plot.py,
+#                   as written, from a checkout-like folder whose build/release/bin is BIN_DIR
+#                   and whose first python3 on PATH has no matplotlib
+# Each case prints what it checked and exits non-zero at the first thing that is wrong.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Runs "$@", capturing stdout and stderr apart: sets status, out, err.
+capture() {
+  "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  out="$(cat "$work/out")"
+  err="$(cat "$work/err")"
+}
+
+# The last command exited with `code` and printed one line on stderr matching `pattern`.
+expect_one_line() {
+  local what="$1" code="$2" pattern="$3"
+  [ "$status" -eq "$code" ] || fail "$what: exit $status, expected $code (stderr: $err)"
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "$what: expected one line on stderr, got:"$'\n'"$err"
+  [[ "$err" =~ $pattern ]] || fail "$what: stderr '$err' does not match '$pattern'"
+  echo "ok: $what -> exit $status: $err"
+}
+
+case_missing_values() {
+  local script flag
+  for item in "sweep.sh --lesson" "sweep.sh --sizes" "sweep.sh --out" "run_course.sh --results" \
+              "reproduce_docs.sh --part" "reproduce_docs.sh --out"; do
+    read -r script flag <<<"$item"
+    capture bash "$root/scripts/$script" "$flag"
+    expect_one_line "$script $flag (no value)" 2 "^$script: $flag needs a value"
+    capture bash "$root/scripts/$script" "$flag" ""
+    expect_one_line "$script $flag '' (empty value)" 2 "^$script: $flag needs a value"
+  done
+  capture bash "$root/scripts/reproduce_docs.sh" --part everything
+  expect_one_line "reproduce_docs.sh --part everything" 2 "^reproduce_docs.sh: --part everything: choose"
+  capture bash "$root/scripts/sweep.sh" --lesson 99_nothing
+  expect_one_line "sweep.sh --lesson 99_nothing (before any build)" 2 "^sweep.sh: --lesson 99_nothing: no such lesson"
+}
+
+case_plot_errors() {
+  local plot="$root/scripts/plot.py"
+  printf '{"schema": "cuda-course-report/1", ' >"$work/truncated.json"
+  printf '{"schema": "cuda-course-report/1"}' >"$work/foreign.json"
+  for item in "missing:$work/no-such-file.json:does not exist" \
+              "truncated:$work/truncated.json:is not valid JSON" \
+              "fieldless:$work/foreign.json:lacks a field"; do
+    IFS=: read -r what file pattern <<<"$item"
+    capture python3 "$plot" "$file" --out "$work/plots"
+    [[ "$err" != *Traceback* ]] || fail "plot.py on a $what file printed a traceback:"$'\n'"$err"
+    expect_one_line "plot.py on a $what file" 3 "^plot.py: error: .*$pattern"
+  done
+}
+
+case_progress() {
+  # The build filter: one line per target, none of the compiler lines.
+  source "$root/scripts/setup.sh"
+  local lines
+  lines="$(printf '%s\n' "[  2%] Building CXX object common/x.o" "[ 10%] Built target course_common" \
+             "warning: something" "[ 45%] Linking CXX executable ../bin/01_vector_exp" \
+             "[ 45%] Built target 01_vector_exp" "[100%] Built target 03_streams_tests" | course_build_progress)"
+  [ "$(printf '%s\n' "$lines" | wc -l)" -eq 3 ] || fail "course_build_progress printed:"$'\n'"$lines"
+  [[ "$lines" == *"[ 45%] Built target 01_vector_exp"* ]] || fail "no progress line for 01_vector_exp"
+  echo "ok: the build shows one line per target"
+
+  # Package installs: a stand-in apt-get printing 200 lines, run "as root" (a stand-in id).
+  mkdir -p "$work/fakebin"
+  printf '#!/bin/sh\nfor i in $(seq 200); do echo "apt noise $i"; done\n' >"$work/fakebin/apt-get"
+  printf '#!/bin/sh\necho 0\n' >"$work/fakebin/id"
+  chmod +x "$work/fakebin/apt-get" "$work/fakebin/id"
+  # A copy of setup.sh in a scratch checkout, so its build/apt.log is the test's own.
+  mkdir -p "$work/copy/scripts"
+  cp "$root/scripts/setup.sh" "$work/copy/scripts/"
+  local log="$work/copy/build/apt.log"
+  capture env PATH="$work/fakebin:$PATH" bash -c 'source "$1"; course_install_packages pkg-a pkg-b' _ "$work/copy/scripts/setup.sh"
+  [ "$status" -eq 0 ] || fail "course_install_packages exited $status: $err"
+  [ "$(printf '%s\n' "$out$err" | wc -l)" -le 2 ] || fail "apt output reached the terminal:"$'\n'"$out$err"
+  [[ "$out" == *"apt-get install pkg-a pkg-b (output in build/apt.log)"* ]] || fail "no install line: $out"
+  [ "$(wc -l <"$log")" -eq 400 ] || fail "build/apt.log did not get apt's 400 lines"
+  echo "ok: apt's 400 lines went to build/apt.log; the terminal got: $(printf '%s' "$out" | tr '\n' '|')"
+}
+
+case_test_summary() {
+  capture python3 "$root/scripts/test_summary.py" "$root/scripts/tests/fixtures/ctest-junit.xml"
+  [ "$status" -eq 0 ] || fail "test_summary.py exited $status: $err"
+  printf '%s\n' "$out"
+  [[ "$out" == *"== 1 passed, 3 skipped, 1 failed (of 5 tests)"* ]] || fail "wrong counts"
+  [[ "$out" == *"2 skipped because: no usable GPU: no NVIDIA driver is loaded"* ]] || fail "GoogleTest skips not grouped"
+  [[ "$out" == *"1 skipped because: no CUDA-capable GPU was found"* ]] || fail "'SKIPPED: reason' not read"
+  [[ "$out" == *"failed: 01_vector_exp.exit3.1"* ]] || fail "failed test not named"
+  capture python3 "$root/scripts/test_summary.py" "$work/none.xml"
+  expect_one_line "test_summary.py on a missing file" 3 "^test_summary.py: error: cannot read"
+}
+
+# Commands marked "minutes without a GPU" in the docs are run only where a GPU is usable.
+case_doc_commands() {
+  local bin="${1:?doc_commands needs the bin folder of a build}"
+  local sandbox="$work/checkout"
+  mkdir -p "$sandbox/build/release" "$work/nompl"
+  ln -s "$bin" "$sandbox/build/release/bin"
+  ln -s "$root/scripts" "$sandbox/scripts"
+  # A python3 without matplotlib first on PATH (-S: no site-packages), as with pyenv or a venv.
+  printf '#!/bin/sh\nexec %s -S "$@"\n' "$(command -v python3)" >"$work/nompl/python3"
+  chmod +x "$work/nompl/python3"
+  if "$work/nompl/python3" -c "import matplotlib" 2>/dev/null; then fail "the stand-in python3 has matplotlib"; fi
+  local gpu=0
+  "$bin/course_device_info" --has-gpu >/dev/null 2>&1 && gpu=1
+
+  # Every non-comment line of every ```bash block: file, line number, command.
+  (cd "$root" && awk -f - README.md docs/*.md [0-9][0-9]_*/README.md >"$work/commands") <<'AWK'
+/^```bash/ { inside = 1; next }
+/^```/ { inside = 0 }
+inside && $0 !~ /^[[:space:]]*(#|$)/ { print FILENAME "\t" FNR "\t" $0 }
+AWK
+  local ran=0 plots=0 file number line
+  local -A seen=()
+  while IFS=$'\t' read -r file number line; do
+    local where="$file:$number"
+    case "$line" in
+      compute-sanitizer*|*cmake\ *|ctest\ *|git\ *|*./scripts/*.sh*)
+        echo "not run here: $where: $line (builds or tests: CI runs ./scripts/test_course.sh)"; continue ;;
+      *./build/release/bin/*|*scripts/plot.py*) ;;
+      *) fail "$where: a documented command this test does not know: $line" ;;
+    esac
+    if [ "$gpu" -eq 0 ] && [[ "$line" == *"minutes without a GPU"* ]]; then
+      echo "not run here: $where: $line (marked: minutes without a GPU)"; continue
+    fi
+    # The same command shown in a lesson's README and its docs page runs once.
+    local key="${line%%#*}"
+    key="${key%"${key##*[![:space:]]}"}"
+    if [ -n "${seen[$key]:-}" ]; then echo "ran above: $where: $line"; continue; fi
+    seen[$key]=1
+    capture bash -c "cd '$sandbox' && PATH='$work/nompl':\"\$PATH\" timeout 600 bash -o pipefail -c \"\$1\"" _ "$line"
+    if [ "$status" -eq 3 ] && [ "$gpu" -eq 0 ] && [[ "$err" == *"a GPU is required"* ]]; then
+      echo "ok (needs a GPU, says so, exit 3): $where: $line"
+    elif [ "$status" -ne 0 ]; then
+      fail "$where: exit $status: $line"$'\n'"$(printf '%s\n' "$out" | tail -n 5)"$'\n'"$err"
+    else
+      echo "ok: $where: $line"
+    fi
+    ran=$((ran + 1))
+    if [[ "$line" =~ plot\.py.*--out\ ([^ ]+) ]]; then
+      ls "$sandbox/${BASH_REMATCH[1]}"/*.png >/dev/null 2>&1 || fail "$where: no PNG in ${BASH_REMATCH[1]}"
+      plots=$((plots + 1))
+    fi
+  done <"$work/commands"
+  [ "$ran" -gt 0 ] || fail "no documented command was found"
+  [ "$plots" -gt 0 ] || fail "no documented plot command was found"
+  echo "ran $ran documented commands ($plots drew plots, with a python3 lacking matplotlib first on PATH)"
+}
+
+case "${1:-}" in
+  missing_values|plot_errors|progress|test_summary) "case_$1" ;;
+  doc_commands) case_doc_commands "${2:-}" ;;
+  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|test_summary|doc_commands BIN_DIR" >&2; exit 2 ;;
+esac
