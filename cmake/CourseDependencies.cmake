@@ -32,23 +32,6 @@ _course_require(CLI11_FOUND "CLI11 for command lines" libcli11-dev)
 find_package(nlohmann_json 3.2 CONFIG QUIET)
 _course_require(nlohmann_json_FOUND "nlohmann-json for JSON output" nlohmann-json3-dev)
 
-# OpenBLAS (lesson 04): the tuned CPU sgemm the GPU is compared with, and dgemm for the double
-# reference. Debian installs it under an openblas-pthread subfolder (the plain names are
-# update-alternatives links, absent when the package is only unpacked), so look there first.
-find_path(COURSE_OPENBLAS_INCLUDE_DIR cblas.h
-          PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread aarch64-linux-gnu/openblas-pthread openblas-pthread openblas)
-find_library(COURSE_OPENBLAS_LIBRARY NAMES openblas
-             PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread aarch64-linux-gnu/openblas-pthread openblas-pthread)
-set(_course_openblas_found FALSE)
-if(COURSE_OPENBLAS_INCLUDE_DIR AND COURSE_OPENBLAS_LIBRARY)
-  set(_course_openblas_found TRUE)
-  add_library(course_openblas INTERFACE)
-  add_library(course::openblas ALIAS course_openblas)
-  target_include_directories(course_openblas SYSTEM INTERFACE ${COURSE_OPENBLAS_INCLUDE_DIR})
-  target_link_libraries(course_openblas INTERFACE ${COURSE_OPENBLAS_LIBRARY})
-endif()
-_course_require(_course_openblas_found "OpenBLAS (cblas_sgemm, cblas_dgemm) for lesson 04" libopenblas-dev)
-
 # Python with matplotlib draws the plots (and only that). The first python3 on PATH may be a
 # private one without matplotlib, so the system interpreter is tried as well.
 if(NOT COURSE_PLOT_PYTHON)
@@ -92,7 +75,7 @@ find_library(COURSE_OPENBLAS_LIBRARY NAMES openblas
              PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread aarch64-linux-gnu/openblas-pthread openblas-pthread)
 if(COURSE_OPENBLAS_INCLUDE_DIR AND COURSE_OPENBLAS_LIBRARY)
   add_library(course::OpenBLAS INTERFACE IMPORTED GLOBAL)
-  target_include_directories(course::OpenBLAS INTERFACE ${COURSE_OPENBLAS_INCLUDE_DIR})
+  target_include_directories(course::OpenBLAS SYSTEM INTERFACE ${COURSE_OPENBLAS_INCLUDE_DIR})
   target_link_libraries(course::OpenBLAS INTERFACE ${COURSE_OPENBLAS_LIBRARY})
   set(_course_openblas_found ON)
 else()
