@@ -183,7 +183,7 @@ void Report::print(std::ostream& out) const {
   for (const Row& row : rows_) width = std::max(width, row.variant.size());
 
   out << "\n  " << std::left << std::setw(static_cast<int>(width)) << "variant" << std::right << std::setw(11)
-      << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(14) << "throughput"
+      << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(18) << "throughput"
       << std::setw(9) << "of ceil" << std::setw(10) << "vs 1 CPU" << std::setw(10) << "vs CPUs" << "  check\n";
   for (const Row& row : rows_) {
     out << "  " << std::left << std::setw(static_cast<int>(width)) << row.variant << std::right;
@@ -192,7 +192,7 @@ void Report::print(std::ostream& out) const {
       continue;
     }
     if (!row.time) {  // a check without a timing
-      out << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(14) << "-"
+      out << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(18) << "-"
           << std::setw(9) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << "  "
           << (row.check && row.check->passed ? "ok" : "FAILED") << "\n";
       continue;
@@ -200,7 +200,8 @@ void Report::print(std::ostream& out) const {
     out << std::setw(11) << format_ms(row.time->median_ms) << std::setw(10) << format_ms(row.time->min_ms)
         << std::setw(10) << format_ms(row.time->max_ms);
     const auto throughput = row.throughput(unit_);
-    out << std::setw(14) << (throughput ? format_throughput(*throughput, row.unit_or(unit_).name) : "-");
+    // A leading space keeps a long number from running into the previous column.
+    out << std::setw(18) << (throughput ? " " + format_throughput(*throughput, row.unit_or(unit_).name) : "-");
     const Ceiling* ceiling = row_ceiling(row);
     out << std::setw(9)
         << (throughput && ceiling ? format_fixed(100.0 * *throughput / ceiling->value, 1) + "%" : "-");

@@ -1,0 +1,41 @@
+// Lesson 05, exercise 1 (starter): the Julia set. Fill in the kernel, then check it with
+//   ctest --preset release -R 05_mandelbrot.*Julia
+// (the starter's test expects it to fail until you write the kernel; then point the solution's
+// test at launch_julia_starter, or compare with exercises/julia_solution.cu).
+//
+// For the Mandelbrot set, z starts at 0 and c is the pixel. For the Julia set of a constant k,
+// z starts at the pixel and k is the same for every pixel: z = z^2 + k.
+#include <cuda_runtime.h>
+
+#include "course/check.hpp"
+#include "exercises/exercises.hpp"
+
+namespace mandelbrot::exercises {
+
+namespace {
+
+__global__ void julia_kernel(std::uint32_t* __restrict__ counts, Frame<float> frame, float kx, float ky,
+                             int max_iters) {
+  // TODO 1: the 2-D grid-stride loops of mandel_classic (mandelbrot_gpu.cu): rows in y, columns in x.
+  // TODO 2: for each pixel, z0 = pixel_re(frame, col) + i pixel_im(frame, row); write
+  //         counts[row * width + col] = julia_count(z0 re, z0 im, kx, ky, max_iters)
+  //         (julia_count is in mandelbrot.hpp: mandel with the roles of z and c swapped).
+  (void)counts;
+  (void)frame;
+  (void)kx;
+  (void)ky;
+  (void)max_iters;
+}
+
+}  // namespace
+
+void launch_julia_starter(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters,
+                          Shape block, cudaStream_t stream) {
+  const Launch launch = plan_launch({block, {0, 0}}, frame.width, frame.height);
+  julia_kernel<<<dim3(static_cast<unsigned>(launch.grid.x), static_cast<unsigned>(launch.grid.y)),
+                 dim3(static_cast<unsigned>(block.x), static_cast<unsigned>(block.y)), 0, stream>>>(
+      counts, frame, kx, ky, max_iters);
+  CUDA_CHECK_LAUNCH("julia_kernel (starter)");
+}
+
+}  // namespace mandelbrot::exercises
