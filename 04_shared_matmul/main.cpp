@@ -7,29 +7,26 @@
 //   04_shared_matmul --m 1025 --n 777 --k 513         any shape: nothing needs to be a multiple of a tile
 //   04_shared_matmul --sweep --json sweep.json        GFLOP/s of every kernel from 256 to 8192 (plot_matmul.py)
 //
-// Flow: options -> the GPU and memory checks -> random A, B -> the double reference (OpenBLAS
-// dgemm) -> CPU rows (naive if small enough, blocked OpenMP, OpenBLAS sgemm) -> the ceilings
-// (FP32 FMA loop, cuBLAS SGEMM in true FP32) -> every selected kernel: poison C, run, verify,
-// time -> end-to-end with copies -> the sweep (--sweep) -> report table (and JSON with --json).
+// The lesson declares its data and variants; the harness (course/harness.hpp) poisons, runs,
+// verifies (against a double product, with a bound that scales with K), times and reports each
+// one: the CPU rows, cuBLAS, every selected kernel of kernels/registry.inc, end to end. Every
+// GPU row is held against cuBLAS SGEMM measured in the same run; a short table after the
+// report gives each kernel's share of cuBLAS and of the FP32 FMA ceiling side by side.
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/check.hpp"
-#include "course/cli.hpp"
 #include "course/cublas_ceiling.hpp"
-#include "course/device.hpp"
-#include "course/device_buffer.hpp"
 #include "course/errors.hpp"
 #include "course/format.hpp"
+#include "course/harness.hpp"
 #include "course/main.hpp"
 #include "course/random.hpp"
-#include "course/report.hpp"
-#include "course/stream.hpp"
-#include "course/timing.hpp"
 #include "matmul.hpp"
 
 namespace {
@@ -38,8 +35,9 @@ using course::Role;
 using course::Target;
 
 constexpr std::int64_t kDefaultSize = 4096;
-constexpr std::int64_t kMaxDimension = 262144;  // 2^18: grids and 32-bit tile indices stay in range
-constexpr double kNaiveAutoFlops = 2.2e9;       // the naive row runs by itself up to 1024^3
+constexpr std::int64_t kMaxDimension = 262144;      // 2^18: grids and 32-bit tile indices stay in range
+constexpr double kNaiveAutoFlops = 2.2e9;           // the naive row runs by itself up to 1024^3
+constexpr double kSerialBlasOneRunFlops = 2e10;     // above this, the 1-thread BLAS row is timed once
 constexpr std::string_view kHeadline = "cp_async";  // the registry kernel reported as the lesson's GPU kernel
 const std::vector<int> kSweepSizes = {256, 512, 1024, 2048, 4096, 8192};
 
@@ -52,136 +50,28 @@ struct Shape {
   std::string text() const { return std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k); }
 };
 
-struct LessonOptions {
-  std::int64_t m = 0, n = 0, k = 0;  // 0: take --size
-  std::vector<std::string> kernels;  // empty or "all": every kernel of the registry
-  bool cpu_naive = false;
-  bool sweep = false;
-};
-
-std::vector<const matmul::KernelInfo*> selected_kernels(const std::vector<std::string>& names) {
-  std::vector<const matmul::KernelInfo*> chosen;
-  const bool all = names.empty() || std::find(names.begin(), names.end(), "all") != names.end();
-  for (const matmul::KernelInfo& kernel : matmul::registry()) {
-    if (all || std::find(names.begin(), names.end(), kernel.name) != names.end()) chosen.push_back(&kernel);
-  }
-  return chosen;
+// The harness's check with the lesson's own criterion (matmul_verify.cpp): per element within
+// gamma(K) (|A||B|)_ij, and the relative L2 error within 8 sqrt(K) u. The output is poisoned
+// first, so an element nothing wrote fails.
+course::Check check_product(std::span<float> c, const matmul::Reference& reference) {
+  return {[c] { course::poison(c); }, [c, &reference] { return matmul::verify_product(c, reference); }};
 }
-
-std::string kernel_row_name(const matmul::KernelInfo& kernel) { return "GPU " + std::string(kernel.name); }
-
-void run_cpu(const course::CommonOptions& options, const LessonOptions& lesson, const Shape& s,
-             const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
-             const matmul::Reference& reference, course::Report& report) {
-  using Function = void (*)(std::span<const float>, std::span<const float>, std::span<float>, int, int, int);
-  const auto run_row = [&](const std::string& name, Role role, Function function, const course::RepeatOptions& repeat,
-                           const std::string& note) {
-    course::Row row{name, Target::cpu, role};
-    course::poison(c);
-    function(a, b, c, s.m, s.n, s.k);
-    row.check = matmul::verify_product(c, reference);
-    row.time = course::time_host(repeat, [&] { function(a, b, c, s.m, s.n, s.k); });
-    row.work = s.flops();
-    row.note = note;
-    report.add(std::move(row));
-  };
-  const std::string naive_name = "CPU naive i-j-p loops, 1 thread (teaching row)";
-  if (lesson.cpu_naive || s.flops() <= kNaiveAutoFlops) {
-    run_row(naive_name, Role::cpu_serial, matmul::matmul_naive, {0, 1}, "one run: it is slow by design");
-  } else {
-    report.add_skipped(naive_name, Target::cpu, Role::cpu_serial,
-                       "too slow at " + s.text() + " (minutes); --cpu-naive runs it up to 2 x 2800^3 flops");
-  }
-  run_row("CPU blocked + OpenMP SIMD, " + std::to_string(options.cpu_threads()) + " threads (teaching row)",
-          Role::detail, matmul::matmul_blocked, {1, std::min(options.cpu_reps, 3)}, "");
-  matmul::set_openblas_threads(options.cpu_threads());
-  run_row("CPU OpenBLAS sgemm, " + std::to_string(matmul::openblas_threads()) + " threads", Role::cpu_parallel,
-          matmul::matmul_openblas, options.cpu_repeat(), std::string(matmul::openblas_description()));
-}
-
-// Runs and verifies one launcher on the device buffers, then times it.
-course::Row run_gpu_row(const std::string& name, Role role, const std::function<void()>& enqueue,
-                        course::DeviceBuffer<float>& d_c, std::vector<float>& c, const matmul::Reference& reference,
-                        const course::RepeatOptions& repeat, cudaStream_t stream, double flops) {
-  course::Row row{name, Target::gpu, role};
-  d_c.poison(stream);  // NaN everywhere: an element the kernel never writes fails verification
-  enqueue();
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  d_c.copy_to_host(c);
-  row.check = matmul::verify_product(c, reference);
-  row.time = course::time_device(repeat, stream, enqueue);
-  row.work = flops;
-  row.ceiling = "cublas_sgemm";
-  return row;
-}
-
-std::string percent_of(double value, double ceiling) { return course::format_fixed(100.0 * value / ceiling, 1) + "%"; }
-
-void run_gpu(const course::CommonOptions& options, const LessonOptions& lesson, const Shape& s,
-             const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
-             const matmul::Reference& reference, course::Report& report) {
-  const course::RepeatOptions repeat = options.gpu_repeat();
-  course::Stream stream;
-  const course::Ceiling fma = matmul::measure_fma_ceiling(repeat);
-  report.add_ceiling(fma);
-
-  course::DeviceBuffer<float> d_a(s.a_count(), "A"), d_b(s.b_count(), "B"), d_c(s.c_count(), "C");
-  d_a.copy_from_host(a);
-  d_b.copy_from_host(b);
-  const matmul::MatmulArgs args{s.m, s.n, s.k, d_a.data(), d_b.data(), d_c.data()};
-
-  course::CublasHandle cublas;
-  course::Row cublas_row = run_gpu_row(
-      "GPU cuBLAS SGEMM (FP32, TF32 off)", Role::detail,
-      [&] { course::sgemm_row_major(cublas, s.m, s.n, s.k, d_a.data(), d_b.data(), d_c.data(), stream.get()); },
-      d_c, c, reference, repeat, stream.get(), s.flops());
-  // The ceiling is cuBLAS on this very shape, timed here (same data, same clocks).
-  course::Ceiling ceiling{"cublas_sgemm", "cuBLAS SGEMM, FP32 (CUBLAS_PEDANTIC_MATH: no TF32), " + s.text(),
-                          s.flops() / (cublas_row.time->median_ms * 1e6), "GFLOP/s"};
-  report.add_ceiling(ceiling);
-  cublas_row.note = percent_of(ceiling.value, fma.value) + " of the FMA loop";
-  report.add(std::move(cublas_row));
-
-  for (const matmul::KernelInfo* kernel : selected_kernels(lesson.kernels)) {
-    const Role role = kernel->name == kHeadline ? Role::gpu_kernel : Role::detail;
-    const course::RepeatOptions kernel_repeat =
-        (kernel->name == "naive" || kernel->name == "tiled_shared") ? course::RepeatOptions{1, std::min(options.reps, 5)}
-                                                                      : repeat;
-    course::Row row = run_gpu_row(
-        kernel_row_name(*kernel), role, [&] { kernel->launch(args, stream.get()); }, d_c, c, reference,
-        kernel_repeat, stream.get(), s.flops());
-    row.note = percent_of(s.flops() / (row.time->median_ms * 1e6), fma.value) + " of the FMA loop; " +
-               std::string(kernel->summary);
-    report.add(std::move(row));
-  }
-
-  // End to end: A and B copied in, the headline kernel, C copied out (pageable host memory).
-  const matmul::KernelInfo* headline = matmul::find_kernel(kHeadline);
-  course::Row row{"GPU end-to-end: copy A, B in, " + std::string(kHeadline) + ", copy C out", Target::gpu,
-                  Role::gpu_end_to_end};
-  const auto end_to_end = [&] {
-    d_a.copy_from_host_async(a, stream.get());
-    d_b.copy_from_host_async(b, stream.get());
-    headline->launch(args, stream.get());
-    d_c.copy_to_host_async(c, stream.get());
-    stream.synchronize();
-  };
-  course::poison(c);
-  d_c.poison(stream.get());
-  end_to_end();
-  row.check = matmul::verify_product(c, reference);
-  row.time = course::time_host({1, std::min(options.reps, 5)}, end_to_end);
-  row.work = s.flops();
-  report.add(std::move(row));
+course::Check check_product(course::DeviceBuffer<float>& d_c, std::span<float> c, const matmul::Reference& reference) {
+  return {[&d_c] { d_c.poison(); },
+          [&d_c, c, &reference] {
+            d_c.copy_to_host(c);
+            return matmul::verify_product(c, reference);
+          }};
 }
 
 // GFLOP/s of cuBLAS and every selected kernel at each size of kSweepSizes (square), each
 // result verified against the double reference of that size; the JSON feeds plot_matmul.py.
-nlohmann::json run_sweep(const course::CommonOptions& options, const LessonOptions& lesson, bool& all_passed) {
-  nlohmann::json points = nlohmann::json::array();
-  course::Stream stream;
-  course::CublasHandle cublas;
+nlohmann::json run_sweep(course::Lesson& lesson, const std::vector<const course::KernelEntry<matmul::Launcher>*>& kernels,
+                         const course::CublasHandle& cublas, bool& all_passed) {
+  const course::CommonOptions& options = lesson.options();
+  const cudaStream_t stream = lesson.stream();
   const course::RepeatOptions repeat{1, std::min(options.reps, 10)};
+  nlohmann::json points = nlohmann::json::array();
   std::printf("\nSweep (square sizes, GFLOP/s, median of %d):\n", repeat.reps);
   for (const int size : kSweepSizes) {
     const Shape s{size, size, size};
@@ -195,21 +85,23 @@ nlohmann::json run_sweep(const course::CommonOptions& options, const LessonOptio
     d_b.copy_from_host(b);
     const matmul::MatmulArgs args{s.m, s.n, s.k, d_a.data(), d_b.data(), d_c.data()};
     std::vector<std::pair<std::string, std::function<void()>>> runs;
-    runs.emplace_back("cublas", [&] { course::sgemm_row_major(cublas, s.m, s.n, s.k, d_a.data(), d_b.data(), d_c.data(), stream.get()); });
-    for (const matmul::KernelInfo* kernel : selected_kernels(lesson.kernels)) {
-      runs.emplace_back(std::string(kernel->name), [&, kernel] { kernel->launch(args, stream.get()); });
+    runs.emplace_back("cublas", [&] { course::sgemm_row_major(cublas, s.m, s.n, s.k, args.a, args.b, args.c, stream); });
+    for (const auto* kernel : kernels) {
+      runs.emplace_back(std::string(kernel->name), [&, kernel] { kernel->launch(args, stream); });
     }
     std::printf("  %5d:", size);
     for (const auto& [name, enqueue] : runs) {
-      d_c.poison(stream.get());
+      const course::Check product = check_product(d_c, c, reference);
+      product.poison();
+      CUDA_CHECK(cudaDeviceSynchronize());  // the poison runs in the legacy stream
       enqueue();
-      stream.synchronize();
-      d_c.copy_to_host(c);
-      const course::VerifyResult check = matmul::verify_product(c, reference);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const course::VerifyResult check = product.verify();
       all_passed = all_passed && check.passed;
-      const course::TimingStats t = course::time_device(repeat, stream.get(), enqueue);
+      const course::TimingStats t = course::time_device(repeat, stream, enqueue);
       const double gflops = s.flops() / (t.median_ms * 1e6);
       std::printf(" %s %.0f%s", name.c_str(), gflops, check.passed ? "" : " (FAILED)");
+      std::fflush(stdout);
       points.push_back({{"size", size}, {"kernel", name}, {"median_ms", t.median_ms}, {"gflops", gflops},
                         {"verified", check.passed}});
     }
@@ -218,33 +110,50 @@ nlohmann::json run_sweep(const course::CommonOptions& options, const LessonOptio
   return points;
 }
 
-int run(int argc, char** argv) {
-  course::LessonCli cli("04_shared_matmul",
-                        "C = A x B in FP32 (SGEMM): CPU loops and OpenBLAS against a progression of GPU kernels and cuBLAS",
-                        {"-n,--size", "square size: M = N = K", kDefaultSize, kMaxDimension});
-  LessonOptions lesson;
-  cli.app().add_option("--m", lesson.m, "rows of A and C (overrides --size)")->check(CLI::Range(std::int64_t{1}, kMaxDimension));
-  cli.app().add_option("--n", lesson.n, "columns of B and C (overrides --size)")->check(CLI::Range(std::int64_t{1}, kMaxDimension));
-  cli.app().add_option("--k", lesson.k, "columns of A, rows of B (overrides --size)")->check(CLI::Range(std::int64_t{1}, kMaxDimension));
-  std::vector<std::string> names{"all"};
-  for (const matmul::KernelInfo& kernel : matmul::registry()) names.emplace_back(kernel.name);
-  cli.app().add_option("--kernel", lesson.kernels, "kernels to run (repeatable; default all)")->check(CLI::IsMember(names));
-  cli.app().add_flag("--cpu-naive", lesson.cpu_naive, "run the naive CPU loops even above 1024^3 (refused above 2 x 2800^3 flops)");
-  cli.app().add_flag("--sweep", lesson.sweep, "also time cuBLAS and the kernels at square sizes 256 to 8192 (JSON: extra.sweep)");
-  const course::CommonOptions& options = cli.parse(argc, argv);
+// Each GPU row's share of cuBLAS and of the FP32 FMA loop, both measured in this run: the
+// report's column holds every row against one ceiling (cuBLAS), this table adds the second.
+void print_efficiency(const course::Report& report) {
+  const course::Ceiling* cublas = report.find_ceiling("cublas_sgemm");
+  const course::Ceiling* fma = report.find_ceiling("fp32_fma");
+  if (!cublas || !fma) return;
+  std::printf("\nEfficiency (this run): cuBLAS SGEMM %.0f GFLOP/s, FP32 FMA loop %.0f GFLOP/s\n", cublas->value,
+              fma->value);
+  std::printf("  %-36s %10s %10s %12s\n", "variant", "GFLOP/s", "of cuBLAS", "of FMA loop");
+  for (const course::Row& row : report.rows()) {
+    if (row.target != Target::gpu || row.ceiling != "cublas_sgemm") continue;
+    const std::optional<double> gflops = row.throughput(course::units::gflops());
+    if (!gflops) continue;
+    std::printf("  %-36s %10.0f %9.1f%% %11.1f%%\n", row.variant.c_str(), *gflops, 100.0 * *gflops / cublas->value,
+                100.0 * *gflops / fma->value);
+  }
+}
 
-  const Shape s{static_cast<int>(lesson.m ? lesson.m : options.size), static_cast<int>(lesson.n ? lesson.n : options.size),
-                static_cast<int>(lesson.k ? lesson.k : options.size)};
-  if (lesson.cpu_naive && !options.skip_cpu && s.flops() > matmul::kNaiveMaxFlops) {
+int run(int argc, char** argv) {
+  course::Lesson lesson("04_shared_matmul",
+                        "C = A x B in FP32 (SGEMM): CPU loops and OpenBLAS against a progression of GPU kernels and cuBLAS",
+                        {{"--m", "rows of A and C", kDefaultSize, kMaxDimension},
+                         {"--n", "columns of B and C", kDefaultSize, kMaxDimension},
+                         {"--k", "columns of A, rows of B", kDefaultSize, kMaxDimension}},
+                        "-n,--size", "square size: M = N = K (each of --m, --n, --k overrides it)");
+  lesson.set_unit(course::units::gflops());
+  std::vector<std::string> kernel_names;
+  bool cpu_naive = false, sweep = false;
+  lesson.add_kernel_option(kernel_names, course::kernel_names(matmul::kernels()));
+  lesson.cli().add_flag("--cpu-naive", cpu_naive, "run the naive CPU loops even above 1024^3 (refused above 2 x 2800^3 flops)");
+  lesson.cli().add_flag("--sweep", sweep, "also time cuBLAS and the kernels at square sizes 256 to 8192 (JSON: extra.sweep)");
+  const course::CommonOptions& options = lesson.parse(argc, argv);
+  const auto selected = course::select_kernels(matmul::kernels(), kernel_names);
+
+  const Shape s{static_cast<int>(options.dim("m")), static_cast<int>(options.dim("n")), static_cast<int>(options.dim("k"))};
+  if (cpu_naive && !options.skip_cpu && s.flops() > matmul::kNaiveMaxFlops) {
     throw course::UsageError("--cpu-naive: the naive loops at " + s.text() + " would run for hours (" +
                              course::format_fixed(s.flops() / 1e9, 0) + " GFLOP at under 1 GFLOP/s); use at most 2800^3");
   }
-  course::Report report(cli, "C = A x B, FP32, " + s.text() + " (M x N x K)", {"GFLOP/s", 1e9, "flops"});
-
-  const course::GpuStatus gpu = course::open_gpu(options);
-  report.set_gpu(gpu);
+  const double flops = s.flops();
+  lesson.set_title("C = A x B, FP32, " + s.text() + " (M x N x K)");
   const std::size_t floats = s.a_count() + s.b_count() + s.c_count();
-  if (gpu.usable) course::require_device_memory(floats * sizeof(float), "A, B and C (" + s.text() + ")");
+  // Twice: the lesson's A, B, C and the cuBLAS ceiling's own three, allocated while ours live.
+  lesson.require_device_memory(2 * floats * sizeof(float), "A, B and C (" + s.text() + "), and the cuBLAS ceiling's copies");
   // Host: A, B, C as float, and the reference's double copies of A and B and two double results.
   course::require_host_memory(floats * sizeof(float) + (s.a_count() + s.b_count() + 2 * s.c_count()) * sizeof(double),
                               "A, B, C and the double reference (" + s.text() + ")");
@@ -253,33 +162,109 @@ int run(int argc, char** argv) {
   course::fill_normal(a, options.seed);
   course::fill_normal(b, options.seed + 1);
   matmul::set_openblas_threads(options.cpu_threads());
+  const int blas_threads = matmul::openblas_threads();
   const matmul::Reference reference = matmul::reference_product(a, b, s.m, s.n, s.k);
   std::printf("Verification: per element |c - ref| <= gamma(K) (|A||B|)_ij, gamma(%d) = %.3g; relative L2 <= %.3g\n",
               s.k, matmul::gamma_bound(s.k), matmul::rel_l2_bound(s.k));
 
-  if (!options.skip_cpu) run_cpu(options, lesson, s, a, b, c, reference, report);
-
-  const std::vector<const matmul::KernelInfo*> kernels = selected_kernels(lesson.kernels);
-  bool sweep_passed = true;
-  if (gpu.usable) {
-    run_gpu(options, lesson, s, a, b, c, reference, report);
-    if (lesson.sweep) report.extra()["sweep"] = run_sweep(options, lesson, sweep_passed);
-    report.extra()["context_creation_ms"] = gpu.context_creation_ms;
-  } else {
-    report.add_skipped("GPU cuBLAS SGEMM (FP32, TF32 off)", Target::gpu, Role::detail, gpu.reason);
-    for (const matmul::KernelInfo* kernel : kernels) {
-      report.add_skipped(kernel_row_name(*kernel), Target::gpu, kernel->name == kHeadline ? Role::gpu_kernel : Role::detail,
-                         gpu.reason);
-    }
-    report.add_skipped("GPU end-to-end", Target::gpu, Role::gpu_end_to_end, gpu.reason);
+  // ---- CPU ----
+  // The naive loops and the blocked OpenMP loop are teaching rows; OpenBLAS is what a user would
+  // run, so its rows are the ones the GPU's speedups are quoted against.
+  auto cpu_row = [&](void (*function)(std::span<const float>, std::span<const float>, std::span<float>, int, int, int)) {
+    return [&, function](cudaStream_t) { function(a, b, c, s.m, s.n, s.k); };
+  };
+  const std::string naive_name = "CPU naive i-j-p loops, 1 thread (teaching)";
+  if (cpu_naive || flops <= kNaiveAutoFlops) {
+    lesson.add({.name = naive_name, .work = flops, .run = cpu_row(matmul::matmul_naive),
+                .check = check_product(c, reference), .repeat = course::RepeatOptions{0, 1},
+                .note = "one run: it is slow by design"});
+  } else if (!options.skip_cpu) {
+    lesson.report().add_skipped(naive_name, Target::cpu, Role::detail,
+                                "too slow at " + s.text() + " (minutes); --cpu-naive runs it up to 2 x 2800^3 flops");
   }
-  report.extra()["shape"] = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
-  report.extra()["headline_kernel"] = kHeadline;
+  lesson.add({.name = "CPU blocked + OpenMP SIMD, " + std::to_string(options.cpu_threads()) + " threads (teaching)",
+              .work = flops, .run = cpu_row(matmul::matmul_blocked), .check = check_product(c, reference),
+              .repeat = course::RepeatOptions{1, std::min(options.cpu_reps, 3)}});
+  // OpenBLAS on one core: the best one core does (seconds at 4096^3, so timed once there). The
+  // thread count changes in a row's first, verified and untimed run, never in a timed one.
+  auto use_blas_threads = [](int threads) {
+    if (matmul::openblas_threads() != threads) matmul::set_openblas_threads(threads);
+  };
+  lesson.add({.name = "CPU OpenBLAS sgemm, 1 thread", .role = Role::cpu_serial, .work = flops,
+              .run = [&](cudaStream_t) {
+                use_blas_threads(1);
+                matmul::matmul_openblas(a, b, c, s.m, s.n, s.k);
+              },
+              .check = check_product(c, reference),
+              .repeat = flops > kSerialBlasOneRunFlops ? std::optional(course::RepeatOptions{0, 1}) : std::nullopt});
+  lesson.add({.name = "CPU OpenBLAS sgemm, " + std::to_string(blas_threads) + " threads", .role = Role::cpu_parallel,
+              .work = flops,
+              .run = [&](cudaStream_t) {
+                use_blas_threads(blas_threads);
+                matmul::matmul_openblas(a, b, c, s.m, s.n, s.k);
+              },
+              .check = check_product(c, reference), .note = std::string(matmul::openblas_description())});
 
-  report.print(std::cout);
-  if (!options.json_path.empty()) report.write_json(options.json_path);
-  if (!sweep_passed) return course::kExitVerificationFailed;
-  return report.exit_code();
+  // ---- GPU ----
+  // Every GPU row is held against cuBLAS at this very shape, timed in this run, and the FP32
+  // FMA loop is measured too (print_efficiency). The rows flush the L2 before each repetition
+  // (unless --no-flush-l2), the cuBLAS row too; the ceiling is timed with the L2 warm. A, B
+  // and C outgrow the L2 (50 MB on an H100) beyond about 2048^3: the difference shows at small
+  // sizes only.
+  course::DeviceBuffer<float> d_a, d_b, d_c;  // allocated only when a GPU is usable
+  std::optional<course::CublasHandle> cublas;
+  lesson.on_gpu([&] {
+    d_a = course::DeviceBuffer<float>(s.a_count(), "A");
+    d_b = course::DeviceBuffer<float>(s.b_count(), "B");
+    d_c = course::DeviceBuffer<float>(s.c_count(), "C");
+    d_a.copy_from_host(a);
+    d_b.copy_from_host(b);
+    cublas.emplace();
+  });
+  lesson.add_ceiling(Target::gpu, [&] { return course::measure_cublas_sgemm(s.m, s.n, s.k, options.gpu_repeat()); });
+  lesson.add_fma_ceiling(course::Precision::fp32);
+  auto args = [&] { return matmul::MatmulArgs{s.m, s.n, s.k, d_a.data(), d_b.data(), d_c.data()}; };
+
+  lesson.add({.name = "GPU cuBLAS SGEMM (FP32, TF32 off)", .target = Target::gpu, .work = flops, .ceiling = "cublas_sgemm",
+              .run = [&](cudaStream_t stream) {
+                course::sgemm_row_major(*cublas, s.m, s.n, s.k, d_a.data(), d_b.data(), d_c.data(), stream);
+              },
+              .check = check_product(d_c, c, reference)});
+  for (const auto* kernel : selected) {
+    const bool slow = kernel->name == "naive" || kernel->name == "tiled_shared";  // tens of ms each at 4096^3
+    lesson.add({.name = "GPU " + std::string(kernel->name), .target = Target::gpu,
+                .role = kernel->name == kHeadline ? Role::gpu_kernel : Role::detail, .work = flops,
+                .ceiling = "cublas_sgemm",
+                .run = [&, kernel](cudaStream_t stream) { kernel->launch(args(), stream); },
+                .check = check_product(d_c, c, reference),
+                .repeat = slow ? std::optional(course::RepeatOptions{1, std::min(options.reps, 5)}) : std::nullopt,
+                .note = std::string(kernel->summary)});
+  }
+  // End to end: A and B copied in, the headline kernel, C copied out (pageable host memory).
+  course::Check end_to_end_check = check_product(c, reference);
+  end_to_end_check.poison = [&] {
+    course::poison(c);
+    d_c.poison();  // so a kernel that wrote nothing cannot pass with the previous row's C
+  };
+  lesson.add({.name = "GPU end-to-end: copy A, B in, " + std::string(kHeadline) + ", copy C out", .target = Target::gpu,
+              .role = Role::gpu_end_to_end, .work = flops,
+              .run = [&](cudaStream_t stream) {
+                d_a.copy_from_host_async(a, stream);
+                d_b.copy_from_host_async(b, stream);
+                matmul::kernel(kHeadline).launch(args(), stream);
+                d_c.copy_to_host_async(c, stream);  // the harness synchronizes before c is read
+              },
+              .check = end_to_end_check, .timing = course::Timing::host,
+              .repeat = course::RepeatOptions{1, std::min(options.reps, 5)}});
+
+  lesson.run_variants();
+  bool sweep_passed = true;
+  if (sweep && lesson.has_gpu()) lesson.report().extra()["sweep"] = run_sweep(lesson, selected, *cublas, sweep_passed);
+  lesson.report().extra()["headline_kernel"] = kHeadline;
+  if (lesson.has_gpu()) lesson.report().extra()["context_creation_ms"] = lesson.gpu().context_creation_ms;
+  const int code = lesson.finish();
+  print_efficiency(lesson.report());
+  return sweep_passed ? code : course::kExitVerificationFailed;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // Lesson 04: C = A x B in single precision (FP32, SGEMM), from the naive kernel to cuBLAS speed.
 //
-// This header is the lesson's API, shared by main.cpp, the tests and the benchmark: the CPU
-// versions and references (matmul_cpu.cpp), the verification of a product (matmul_verify.cpp),
-// and one launcher per kernel (kernels/NN_name.cu), all with the same signature, listed in
-// kernels/registry.inc. It is light on purpose: no CLI or JSON headers.
+// This header is the lesson's API, shared by main.cpp, the tests and the tuning benchmark: the
+// CPU versions and references (matmul_cpu.cpp), the verification of a product
+// (matmul_verify.cpp), and one launcher per kernel (kernels/NN_name.cu), all with the same
+// signature, listed in kernels/registry.inc (the table: kernels/registry.cpp). It is light on
+// purpose, since every kernel file includes it: the CUDA runtime's declarations and light course
+// headers only (no CLI11, no JSON).
 //
 // Layout everywhere: row-major, densely packed. A is M x K (element (i, p) at a[i * K + p]),
 // B is K x N, C is M x N. Every kernel and CPU function accepts any M, N, K >= 1.
@@ -14,11 +16,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
-#include "course/ceilings.hpp"
-#include "course/timing.hpp"
+#include "course/kernel_registry.hpp"
 #include "course/verify.hpp"
 
 namespace matmul {
@@ -45,22 +47,9 @@ inline double matmul_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
 
 using Launcher = void (*)(const MatmulArgs&, cudaStream_t);
 
-struct KernelInfo {
-  std::string_view name;
-  std::string_view summary;
-  Launcher launch;
-};
-
-std::span<const KernelInfo> registry();                // in registry order
-const KernelInfo* find_kernel(std::string_view name);  // nullptr when unknown
-
-// The exercise (exercises/): the classic tiled kernel with a tile size given at compile time.
-// The solution is built with the lesson and checked by the tests like a registry kernel.
-void launch_exercise_tiled(const MatmulArgs& args, cudaStream_t stream);
-inline constexpr int kExerciseTile = 16;
-
-// The FP32 FMA ceiling, measured (kernels/fma_ceiling.cu): Ceiling "fp32_fma" in GFLOP/s.
-course::Ceiling measure_fma_ceiling(const course::RepeatOptions& options);
+// The registry: every kernel above, in the order of the progression.
+std::span<const course::KernelEntry<Launcher>> kernels();
+const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
 
 // ---- CPU -----------------------------------------------------------------------------------
 // All take row-major A (m x k), B (k x n) and write all of C (m x n).
@@ -105,8 +94,5 @@ course::VerifyResult verify_product(std::span<const float> c, const Reference& r
 // Exact check: for small-integer inputs every partial sum is an integer below 2^24, so every
 // correct kernel returns exactly the integer product.
 course::VerifyResult verify_exact(std::span<const float> c, std::span<const double> expected);
-
-// Inputs: normal(0, 1) entries (seeded), or small integers in [-range, range] (exact products).
-void fill_small_integers(std::span<float> values, std::uint64_t seed, int range);
 
 }  // namespace matmul

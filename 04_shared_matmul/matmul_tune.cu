@@ -4,17 +4,19 @@
 //
 // 1. correctness at awkward shapes (1, 31, 33, 1000, 1023, 1025 x 777 x 513, ...) against the
 //    double reference, and exactness with small-integer inputs, for every kernel and variant;
-// 2. at N^3 (4096 by default): an FFMA loop (the FP32 FMA ceiling), cuBLAS SGEMM in true FP32,
+// 2. at N^3 (4096 by default): the FP32 FMA ceiling (common's FMA loop), cuBLAS SGEMM in true FP32,
 //    then each kernel: median time, GFLOP/s, percent of cuBLAS and of the FMA ceiling;
 // 3. OpenBLAS sgemm on all cores at the same size.
-// Exit code 1 if any check failed. The lesson binary reports the same numbers in the course's
-// table; this tool exists to compare tile shapes (the tuning variants) quickly.
+// Exit code 1 if any check failed. The lesson binary reports the registry's kernels in the
+// course's table; this tool exists to compare tile shapes (kernels/tuning.hpp: the neighbours of
+// the shape each kernel ships with) quickly, which the lesson's table does not list.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "course/ceilings.hpp"
 #include "course/check.hpp"
 #include "course/cublas_ceiling.hpp"
 #include "course/device_buffer.hpp"
@@ -31,34 +33,6 @@ struct Candidate {
   matmul::Launcher launch;
 };
 
-// The FP32 FMA ceiling: 16 independent FMA chains per thread, all in registers.
-__global__ void fma_loop(float* out, int iterations, float a, float b) {
-  float x[16];
-#pragma unroll
-  for (int j = 0; j < 16; ++j) x[j] = static_cast<float>(threadIdx.x + j);
-  for (int i = 0; i < iterations; ++i) {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) x[j] = fmaf(x[j], a, b);
-  }
-  float sum = 0;
-#pragma unroll
-  for (int j = 0; j < 16; ++j) sum += x[j];
-  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
-}
-
-double measure_fma_gflops() {
-  int sms = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const int blocks = sms * 8, threads = 256, iterations = 4096;
-  course::DeviceBuffer<float> out(static_cast<std::size_t>(blocks) * threads, "fma out");
-  course::Stream stream;
-  const course::TimingStats t = course::time_device({3, 10}, stream.get(), [&] {
-    fma_loop<<<blocks, threads, 0, stream.get()>>>(out.data(), iterations, 0.999f, 0.001f);
-    CUDA_CHECK_LAUNCH("fma_loop");
-  });
-  return 2.0 * 16 * iterations * static_cast<double>(blocks) * threads / (t.median_ms * 1e6);
-}
-
 struct Shape {
   int m, n, k;
 };
@@ -69,8 +43,8 @@ bool check_shape(const std::vector<Candidate>& candidates, const Shape& s, bool 
                     nc = static_cast<std::size_t>(s.m) * s.n;
   std::vector<float> a(na), b(nb), c(nc);
   if (integers) {
-    matmul::fill_small_integers(a, 11, 4);
-    matmul::fill_small_integers(b, 12, 4);
+    course::fill_small_integers(a, 11, -4, 4);
+    course::fill_small_integers(b, 12, -4, 4);
   } else {
     course::fill_normal(a, 21);
     course::fill_normal(b, 22);
@@ -119,6 +93,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (size < 1 || size > 32768 || reps < 1 || reps > 10000) {
+    std::fprintf(stderr, "matmul_tune: error: --size must be 1 to 32768 and --reps 1 to 10000 (got %d, %d)\n", size, reps);
+    return 2;
+  }
   try {
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -129,8 +107,7 @@ int main(int argc, char** argv) {
                 driver);
 
     std::vector<Candidate> candidates;
-    for (const matmul::KernelInfo& k : matmul::registry()) candidates.push_back({std::string(k.name), k.launch});
-    candidates.push_back({"exercise_tiled (solution)", matmul::launch_exercise_tiled});
+    for (const auto& k : matmul::kernels()) candidates.push_back({std::string(k.name), k.launch});
     if (variants) {
       for (auto list : {matmul::tuning::warp_tiled_variants(), matmul::tuning::double_buffered_variants(),
                         matmul::tuning::cp_async_variants(), matmul::tuning::cp_async_16b_variants()}) {
@@ -148,7 +125,7 @@ int main(int argc, char** argv) {
     ok &= check_shape(candidates, {1025, 777, 513}, true, stream.get(), handle);
     ok &= check_shape(candidates, {512, 512, 1024}, true, stream.get(), handle);
 
-    const double fma = measure_fma_gflops();
+    const double fma = course::measure_fma_throughput(course::Precision::fp32, {3, 10}).value;
     std::printf("\nFP32 FMA loop: %.0f GFLOP/s\n", fma);
     const std::size_t count = static_cast<std::size_t>(size) * size;
     course::DeviceBuffer<float> da(count), db(count), dc(count);
@@ -169,8 +146,7 @@ int main(int argc, char** argv) {
                 100.0 * cublas / fma);
     const matmul::MatmulArgs args{size, size, size, da.data(), db.data(), dc.data()};
     for (const Candidate& candidate : candidates) {
-      const bool slow = candidate.name == "naive" || candidate.name == "tiled_shared" ||
-                        candidate.name.rfind("exercise", 0) == 0;
+      const bool slow = candidate.name == "naive" || candidate.name == "tiled_shared";
       const course::TimingStats t =
           course::time_device({1, slow ? 3 : reps}, stream.get(), [&] { candidate.launch(args, stream.get()); });
       const double g = flops / (t.median_ms * 1e6);

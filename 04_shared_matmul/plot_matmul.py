@@ -7,7 +7,8 @@ Reads the JSON that `04_shared_matmul --sweep --json SWEEP.json` writes (extra.s
 per size and kernel, each verified) and draws 04_shared_matmul_sweep.png: one line per kernel,
 cuBLAS SGEMM (FP32, TF32 off) as a thick line, and the FP32 FMA loop measured in the same run
 as a dashed horizontal line. Labelled with the GPU, CUDA version and date from the JSON.
-Plots only: every number comes from the run.
+Plots only: every number comes from the run. scripts/plot.py calls plot() with the lesson's
+reports (the course's convention for a lesson's own plots).
 """
 import argparse
 import json
@@ -27,18 +28,11 @@ def provenance(report):
     return f"{device}{cuda}, {report.get('date', '')[:10]}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", help="JSON written by 04_shared_matmul --sweep --json")
-    parser.add_argument("--out", default=".", help="folder for the PNG")
-    args = parser.parse_args()
-
-    with open(args.json) as handle:
-        report = json.load(handle)
+def draw_sweep(report, out_dir):
+    """Draws 04_shared_matmul_sweep.png from one report's extra.sweep; returns its path (or None)."""
     points = report.get("extra", {}).get("sweep")
     if not points:
-        print(f"plot_matmul.py: {args.json} has no extra.sweep (run with --sweep)", file=sys.stderr)
-        return 1
+        return None
     series = {}
     for point in points:
         series.setdefault(point["kernel"], []).append((point["size"], point["gflops"] / 1000.0))
@@ -66,10 +60,34 @@ def main():
     axes.set_title(f"04_shared_matmul: FP32 matmul kernels against cuBLAS\n{provenance(report)}")
     axes.legend(fontsize=8, loc="upper left", ncol=2)
     figure.tight_layout()
-    out = Path(args.out)
+    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out / "04_shared_matmul_sweep.png", dpi=120)
-    print(out / "04_shared_matmul_sweep.png")
+    path = out / "04_shared_matmul_sweep.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def plot(reports, out_dir, course):
+    """Called by scripts/plot.py with every report of this lesson: the sweep of the last run that has one."""
+    del course  # provenance comes from the report itself
+    with_sweep = [report for report in reports if report.get("extra", {}).get("sweep")]
+    return [draw_sweep(with_sweep[-1], out_dir)] if with_sweep else []
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("json", help="JSON written by 04_shared_matmul --sweep --json")
+    parser.add_argument("--out", default=".", help="folder for the PNG")
+    args = parser.parse_args()
+
+    with open(args.json) as handle:
+        report = json.load(handle)
+    path = draw_sweep(report, args.out)
+    if path is None:
+        print(f"plot_matmul.py: {args.json} has no extra.sweep (run with --sweep)", file=sys.stderr)
+        return 1
+    print(path)
     return 0
 
 

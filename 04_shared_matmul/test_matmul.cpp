@@ -1,8 +1,9 @@
 // Tests of lesson 04: the CPU versions against the double reference, the verification itself
-// (it must fail on a wrong element, a NaN, an unwritten output), and every kernel of the
-// registry (plus the exercise's solution) at shapes that are not multiples of any tile, with
-// random inputs against the K-scaled bound and with small-integer inputs exactly. The kernel
-// tests iterate kernels/registry.inc: a new kernel is tested without editing this file.
+// (it must fail on a wrong element, a NaN, an unwritten output), every kernel of the registry
+// at shapes that are not multiples of any tile, with random inputs against the K-scaled bound
+// and with small-integer inputs exactly, and the exercise (the solution passes, the starter as
+// shipped fails). The kernel tests iterate kernels/registry.inc: a new kernel is tested without
+// editing this file.
 // Suites named Gpu* need a GPU (label gpu); the others run anywhere (cpu).
 #include <gtest/gtest.h>
 
@@ -11,14 +12,17 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "course/check.hpp"
 #include "course/cublas_ceiling.hpp"
 #include "course/device_buffer.hpp"
+#include "course/errors.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
+#include "exercises/exercises.hpp"
 #include "gpu_test.hpp"
 #include "matmul.hpp"
 
@@ -51,8 +55,8 @@ Problem random_problem(const Shape& s, std::uint64_t seed) {
 
 Problem integer_problem(const Shape& s, std::uint64_t seed) {
   Problem p{s, std::vector<float>(static_cast<std::size_t>(s.m) * s.k), std::vector<float>(static_cast<std::size_t>(s.k) * s.n), {}};
-  matmul::fill_small_integers(p.a, seed, 4);
-  matmul::fill_small_integers(p.b, seed + 1, 4);
+  course::fill_small_integers(p.a, seed, -4, 4);
+  course::fill_small_integers(p.b, seed + 1, -4, 4);
   p.reference = matmul::reference_product(p.a, p.b, s.m, s.n, s.k);
   return p;
 }
@@ -158,43 +162,47 @@ TEST(MatmulVerify, ReducedPrecisionFailsTheNormBound) {
   EXPECT_GT(check.rel_l2_error, 5 * matmul::rel_l2_bound(s.k));
 }
 
-// ---- GPU: every kernel of the registry, and the exercise ------------------------------------
-
-struct Candidate {
-  std::string name;
-  matmul::Launcher launch;
-};
-
-std::vector<Candidate> candidates() {
-  std::vector<Candidate> list;
-  for (const matmul::KernelInfo& kernel : matmul::registry()) list.push_back({std::string(kernel.name), kernel.launch});
-  list.push_back({"exercise_tiled", matmul::launch_exercise_tiled});
-  return list;
+TEST(MatmulRegistry, NamesAreUniqueAndSelectable) {
+  const auto names = course::kernel_names(matmul::kernels());
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names.front(), "naive") << "the progression starts with one thread per element of C";
+  for (const std::string& name : names) {
+    EXPECT_EQ(matmul::kernel(name).name, name);
+    EXPECT_EQ(course::select_kernels(matmul::kernels(), {name}).size(), 1u);
+  }
+  EXPECT_EQ(course::select_kernels(matmul::kernels(), {"all"}).size(), names.size());
+  EXPECT_THROW(course::select_kernels(matmul::kernels(), {"no_such_kernel"}), course::UsageError);
+  EXPECT_THROW(matmul::kernel("no_such_kernel"), std::out_of_range);
 }
 
-std::vector<float> run_on_gpu(const Candidate& candidate, const Problem& p) {
+// ---- GPU: every kernel of the registry ---------------------------------------------------------
+
+std::vector<float> run_on_gpu(matmul::Launcher launch, const Problem& p) {
   const Shape& s = p.shape;
   course::DeviceBuffer<float> a(p.a.size()), b(p.b.size()), c(static_cast<std::size_t>(s.m) * s.n);
   a.copy_from_host(p.a);
   b.copy_from_host(p.b);
   course::Stream stream;
   c.poison(stream.get());
-  candidate.launch({s.m, s.n, s.k, a.data(), b.data(), c.data()}, stream.get());
+  launch({s.m, s.n, s.k, a.data(), b.data(), c.data()}, stream.get());
   stream.synchronize();
   std::vector<float> result(c.size());
   c.copy_to_host(result);
   return result;
 }
 
-class GpuMatmul : public ::testing::TestWithParam<Candidate> {};
+class GpuMatmul : public ::testing::TestWithParam<std::string> {
+ protected:
+  matmul::Launcher launcher() const { return matmul::kernel(GetParam()).launch; }
+};
 
 TEST_P(GpuMatmul, AwkwardShapesMatchTheReference) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   for (const Shape& s : kShapes) {
-    SCOPED_TRACE(GetParam().name + " at " + text(s) + ", seed " + std::to_string(seed));
+    SCOPED_TRACE(GetParam() + " at " + text(s) + ", seed " + std::to_string(seed));
     const Problem p = random_problem(s, seed);
-    const course::VerifyResult check = matmul::verify_product(run_on_gpu(GetParam(), p), p.reference);
+    const course::VerifyResult check = matmul::verify_product(run_on_gpu(launcher(), p), p.reference);
     EXPECT_TRUE(check.passed) << check.summary();
   }
 }
@@ -202,9 +210,9 @@ TEST_P(GpuMatmul, AwkwardShapesMatchTheReference) {
 TEST_P(GpuMatmul, SmallIntegerInputsGiveExactProducts) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   for (const Shape& s : {Shape{1025, 777, 513}, Shape{256, 128, 2048}, Shape{33, 31, 1000}}) {
-    SCOPED_TRACE(GetParam().name + " at " + text(s));
+    SCOPED_TRACE(GetParam() + " at " + text(s));
     const Problem p = integer_problem(s, 3);
-    const course::VerifyResult check = matmul::verify_exact(run_on_gpu(GetParam(), p), p.reference.c);
+    const course::VerifyResult check = matmul::verify_exact(run_on_gpu(launcher(), p), p.reference.c);
     EXPECT_TRUE(check.passed) << check.summary();
   }
 }
@@ -222,17 +230,47 @@ TEST_P(GpuMatmul, MisalignedPointersFallBackToScalarAccess) {
   b.copy_from_host(p.b);
   course::Stream stream;
   c.poison(stream.get());
-  GetParam().launch({s.m, s.n, s.k, a.data() + 1, b.data(), c.data() + 1}, stream.get());
+  launcher()({s.m, s.n, s.k, a.data() + 1, b.data(), c.data() + 1}, stream.get());
   stream.synchronize();
   std::vector<float> all(c_count + 1);
   c.copy_to_host(all);
   const std::vector<float> result(all.begin() + 1, all.end());
   const course::VerifyResult check = matmul::verify_product(result, p.reference);
   EXPECT_TRUE(check.passed) << check.summary();
+  EXPECT_TRUE(std::isnan(all[0])) << "wrote before the start of C";
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, GpuMatmul, ::testing::ValuesIn(candidates()),
-                         [](const ::testing::TestParamInfo<Candidate>& param_info) { return param_info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Registry, GpuMatmul, ::testing::ValuesIn(course::kernel_names(matmul::kernels())),
+                         course::testing::ParamName());
+
+// ---- Exercises: the solution is checked; the starter, as shipped, must fail ------------------
+
+TEST(GpuExercise, TiledSolutionMatchesAtAwkwardShapes) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE("exercise 1 solution at " + text(s) + ", seed " + std::to_string(seed));
+    const Problem p = random_problem(s, seed);
+    const course::VerifyResult check =
+        matmul::verify_product(run_on_gpu(matmul::exercises::launch_tiled_solution, p), p.reference);
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+  const Problem p = integer_problem({1025, 777, 513}, 3);
+  const course::VerifyResult exact =
+      matmul::verify_exact(run_on_gpu(matmul::exercises::launch_tiled_solution, p), p.reference.c);
+  EXPECT_TRUE(exact.passed) << exact.summary();
+}
+
+TEST(GpuExercise, TiledStarterAsShippedFails) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // 16 x 16 threads per block, a kernel that still assumes 32 x 32: rows 16-31 of every 32 are
+  // never written and stay poisoned.
+  const Problem p = random_problem({64, 64, 64}, course::fresh_seed());
+  const course::VerifyResult check =
+      matmul::verify_product(run_on_gpu(matmul::exercises::launch_tiled_starter, p), p.reference);
+  EXPECT_FALSE(check.passed) << "the starter as shipped should not pass: " << check.summary();
+  EXPECT_GE(check.nan_count, p.reference.c.size() / 2) << "the elements the 16 x 16 blocks never reach stay NaN";
+}
 
 TEST(GpuCublas, RowMajorSgemmMatchesTheReference) {
   COURSE_REQUIRE_GPU_OR_SKIP();

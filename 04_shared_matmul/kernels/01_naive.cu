@@ -18,15 +18,15 @@ __global__ void naive_kernel(MatmulArgs p) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= p.m || col >= p.n) return;  // no __syncthreads() below, so returning early is fine
   float sum = 0.0f;
-  for (int i = 0; i < p.k; ++i) sum += p.a[kernels::at(row, i, p.k)] * p.b[kernels::at(i, col, p.n)];
-  p.c[kernels::at(row, col, p.n)] = sum;
+  for (int i = 0; i < p.k; ++i) sum += p.a[detail::at(row, i, p.k)] * p.b[detail::at(i, col, p.n)];
+  p.c[detail::at(row, col, p.n)] = sum;
 }
 
 }  // namespace
 
 void launch_naive(const MatmulArgs& args, cudaStream_t stream) {
   const dim3 block(32, 8);
-  const dim3 grid(kernels::ceil_div(args.n, 32), kernels::ceil_div(args.m, 8));
+  const dim3 grid(detail::ceil_div(args.n, 32), detail::ceil_div(args.m, 8));
   naive_kernel<<<grid, block, 0, stream>>>(args);
   CUDA_CHECK_LAUNCH("naive_kernel");
 }

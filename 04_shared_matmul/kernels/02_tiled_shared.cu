@@ -33,21 +33,21 @@ __global__ void tiled_shared_kernel(MatmulArgs p) {
   float sum = 0.0f;
   for (int t = 0; t < p.k; t += kTile) {
     // Every thread loads, zero outside the matrices (trap 2), and reaches both barriers (trap 1).
-    sA[ty][tx] = (row < p.m && t + tx < p.k) ? p.a[kernels::at(row, t + tx, p.k)] : 0.0f;
-    sB[ty][tx] = (t + ty < p.k && col < p.n) ? p.b[kernels::at(t + ty, col, p.n)] : 0.0f;
+    sA[ty][tx] = (row < p.m && t + tx < p.k) ? p.a[detail::at(row, t + tx, p.k)] : 0.0f;
+    sB[ty][tx] = (t + ty < p.k && col < p.n) ? p.b[detail::at(t + ty, col, p.n)] : 0.0f;
     __syncthreads();  // the tiles are complete
 #pragma unroll
     for (int i = 0; i < kTile; ++i) sum += sA[ty][i] * sB[i][tx];  // sA: broadcast, sB: 32 banks
     __syncthreads();  // everyone is done with the tiles before the next step overwrites them
   }
-  if (row < p.m && col < p.n) p.c[kernels::at(row, col, p.n)] = sum;
+  if (row < p.m && col < p.n) p.c[detail::at(row, col, p.n)] = sum;
 }
 
 }  // namespace
 
 void launch_tiled_shared(const MatmulArgs& args, cudaStream_t stream) {
   const dim3 block(kTile, kTile);
-  const dim3 grid(kernels::ceil_div(args.n, kTile), kernels::ceil_div(args.m, kTile));
+  const dim3 grid(detail::ceil_div(args.n, kTile), detail::ceil_div(args.m, kTile));
   tiled_shared_kernel<<<grid, block, 0, stream>>>(args);
   CUDA_CHECK_LAUNCH("tiled_shared_kernel");
 }

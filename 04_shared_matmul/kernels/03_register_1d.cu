@@ -30,8 +30,8 @@ __global__ void __launch_bounds__(kThreads) register_1d_kernel(MatmulArgs p) {
   float acc[TM] = {};
   for (int k0 = 0; k0 < p.k; k0 += BK) {
     const int am = m0 + a_row, ak = k0 + a_col, bk = k0 + b_row, bn = n0 + b_col;
-    sA[a_row][a_col] = (am < p.m && ak < p.k) ? p.a[kernels::at(am, ak, p.k)] : 0.0f;
-    sB[b_row][b_col] = (bk < p.k && bn < p.n) ? p.b[kernels::at(bk, bn, p.n)] : 0.0f;
+    sA[a_row][a_col] = (am < p.m && ak < p.k) ? p.a[detail::at(am, ak, p.k)] : 0.0f;
+    sB[b_row][b_col] = (bk < p.k && bn < p.n) ? p.b[detail::at(bk, bn, p.n)] : 0.0f;
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
@@ -44,14 +44,14 @@ __global__ void __launch_bounds__(kThreads) register_1d_kernel(MatmulArgs p) {
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int m = m0 + row0 + i, n = n0 + col;
-    if (m < p.m && n < p.n) p.c[kernels::at(m, n, p.n)] = acc[i];
+    if (m < p.m && n < p.n) p.c[detail::at(m, n, p.n)] = acc[i];
   }
 }
 
 }  // namespace
 
 void launch_register_1d(const MatmulArgs& args, cudaStream_t stream) {
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
   register_1d_kernel<<<grid, kThreads, 0, stream>>>(args);
   CUDA_CHECK_LAUNCH("register_1d_kernel");
 }

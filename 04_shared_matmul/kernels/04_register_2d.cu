@@ -31,9 +31,9 @@ __global__ void __launch_bounds__(kThreads) register_2d_kernel(MatmulArgs p) {
     for (int i = 0; i < BM * BK / kThreads; ++i) {  // 4 elements of each tile per thread
       const int e = tid + i * kThreads;
       const int am = m0 + e / BK, ak = k0 + e % BK;
-      sA[e / BK][e % BK] = (am < p.m && ak < p.k) ? p.a[kernels::at(am, ak, p.k)] : 0.0f;
+      sA[e / BK][e % BK] = (am < p.m && ak < p.k) ? p.a[detail::at(am, ak, p.k)] : 0.0f;
       const int bk = k0 + e / BN, bn = n0 + e % BN;
-      sB[e / BN][e % BN] = (bk < p.k && bn < p.n) ? p.b[kernels::at(bk, bn, p.n)] : 0.0f;
+      sB[e / BN][e % BN] = (bk < p.k && bn < p.n) ? p.b[detail::at(bk, bn, p.n)] : 0.0f;
     }
     __syncthreads();
 #pragma unroll
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kThreads) register_2d_kernel(MatmulArgs p) {
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
       const int m = m0 + tr * TM + i, n = n0 + tc * TN + j;
-      if (m < p.m && n < p.n) p.c[kernels::at(m, n, p.n)] = acc[i][j];
+      if (m < p.m && n < p.n) p.c[detail::at(m, n, p.n)] = acc[i][j];
     }
   }
 }
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads) register_2d_kernel(MatmulArgs p) {
 }  // namespace
 
 void launch_register_2d(const MatmulArgs& args, cudaStream_t stream) {
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
   register_2d_kernel<<<grid, kThreads, 0, stream>>>(args);
   CUDA_CHECK_LAUNCH("register_2d_kernel");
 }

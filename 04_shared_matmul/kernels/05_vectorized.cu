@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(MatmulArgs p) {
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int tr = tid / 16, tc = tid % 16;
 
-  kernels::ATileLoader<BM, BK, kThreads, kVec4> a_tile;
-  kernels::BTileLoader<BN, BK, kThreads, kVec4> b_tile;
+  detail::ATileLoader<BM, BK, kThreads, kVec4> a_tile;
+  detail::BTileLoader<BN, BK, kThreads, kVec4> b_tile;
   float acc[8][8] = {};
   for (int k0 = 0; k0 < p.k; k0 += BK) {
     a_tile.load(p, m0, k0, tid);
@@ -60,14 +60,14 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(MatmulArgs p) {
     rows[4 + i] = m0 + 64 + tr * 4 + i;
   }
   const int cols[2] = {n0 + tc * 4, n0 + 64 + tc * 4};
-  kernels::store_8x8<kVec4>(p, acc, rows, cols);
+  detail::store_8x8<kVec4>(p, acc, rows, cols);
 }
 
 }  // namespace
 
 void launch_vectorized(const MatmulArgs& args, cudaStream_t stream) {
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
-  if (kernels::float4_ok(args)) {
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
+  if (detail::float4_ok(args)) {
     vectorized_kernel<true><<<grid, kThreads, 0, stream>>>(args);
   } else {
     vectorized_kernel<false><<<grid, kThreads, 0, stream>>>(args);

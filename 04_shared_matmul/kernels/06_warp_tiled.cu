@@ -16,9 +16,9 @@ namespace matmul {
 namespace {
 
 template <int BM, int BN, int BK, int WM, int WN, bool kVec4>
-__global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThreads, 2)
+__global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThreads, 2)
     warp_tiled_kernel(MatmulArgs p) {
-  using Layout = kernels::WarpTileLayout<BM, BN, WM, WN>;
+  using Layout = detail::WarpTileLayout<BM, BN, WM, WN>;
   constexpr int kThreads = Layout::kThreads;
   constexpr int LDA = BM + 4, LDB = BN;
   __shared__ __align__(16) float sA[BK * LDA];
@@ -27,8 +27,8 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const Layout layout(tid);
 
-  kernels::ATileLoader<BM, BK, kThreads, kVec4> a_tile;
-  kernels::BTileLoader<BN, BK, kThreads, kVec4> b_tile;
+  detail::ATileLoader<BM, BK, kThreads, kVec4> a_tile;
+  detail::BTileLoader<BN, BK, kThreads, kVec4> b_tile;
   float acc[8][8] = {};
   for (int k0 = 0; k0 < p.k; k0 += BK) {
     a_tile.load(p, m0, k0, tid);
@@ -36,19 +36,19 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
     a_tile.template store<LDA>(sA, tid);
     b_tile.template store<LDB>(sB, tid);
     __syncthreads();
-    kernels::multiply_slice<BK, LDA, LDB, WM, WN>(sA, sB, layout.m_first, layout.n_first, acc);
+    detail::multiply_slice<BK, LDA, LDB, WM, WN>(sA, sB, layout.m_first, layout.n_first, acc);
     __syncthreads();
   }
   int rows[8], cols[2];
   layout.output_coordinates(m0, n0, rows, cols);
-  kernels::store_8x8<kVec4>(p, acc, rows, cols);
+  detail::store_8x8<kVec4>(p, acc, rows, cols);
 }
 
 template <int BM, int BN, int BK, int WM, int WN>
 void launch_config(const MatmulArgs& args, cudaStream_t stream) {
-  constexpr int kThreads = kernels::WarpTileLayout<BM, BN, WM, WN>::kThreads;
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
-  if (kernels::float4_ok(args)) {
+  constexpr int kThreads = detail::WarpTileLayout<BM, BN, WM, WN>::kThreads;
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
+  if (detail::float4_ok(args)) {
     warp_tiled_kernel<BM, BN, BK, WM, WN, true><<<grid, kThreads, 0, stream>>>(args);
   } else {
     warp_tiled_kernel<BM, BN, BK, WM, WN, false><<<grid, kThreads, 0, stream>>>(args);

@@ -16,9 +16,9 @@ namespace matmul {
 namespace {
 
 template <int BM, int BN, int BK, int WM, int WN, bool kVec4>
-__global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThreads, 2)
+__global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThreads, 2)
     double_buffered_kernel(MatmulArgs p) {
-  using Layout = kernels::WarpTileLayout<BM, BN, WM, WN>;
+  using Layout = detail::WarpTileLayout<BM, BN, WM, WN>;
   constexpr int kThreads = Layout::kThreads;
   constexpr int LDA = BM + 4, LDB = BN;
   __shared__ __align__(16) float sA[2][BK * LDA];
@@ -27,8 +27,8 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const Layout layout(tid);
 
-  kernels::ATileLoader<BM, BK, kThreads, kVec4> a_tile;
-  kernels::BTileLoader<BN, BK, kThreads, kVec4> b_tile;
+  detail::ATileLoader<BM, BK, kThreads, kVec4> a_tile;
+  detail::BTileLoader<BN, BK, kThreads, kVec4> b_tile;
   a_tile.load(p, m0, 0, tid);
   b_tile.load(p, 0, n0, tid);
   a_tile.template store<LDA>(sA[0], tid);
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
   __syncthreads();
 
   float acc[8][8] = {};
-  const int tiles = kernels::ceil_div(p.k, BK);
+  const int tiles = detail::ceil_div(p.k, BK);
   for (int t = 0; t < tiles; ++t) {
     const int current = t & 1;
     const bool more = t + 1 < tiles;
@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
       a_tile.load(p, m0, (t + 1) * BK, tid);
       b_tile.load(p, (t + 1) * BK, n0, tid);
     }
-    kernels::multiply_slice<BK, LDA, LDB, WM, WN>(sA[current], sB[current], layout.m_first, layout.n_first, acc);
+    detail::multiply_slice<BK, LDA, LDB, WM, WN>(sA[current], sB[current], layout.m_first, layout.n_first, acc);
     if (more) {
       a_tile.template store<LDA>(sA[current ^ 1], tid);
       b_tile.template store<LDB>(sB[current ^ 1], tid);
@@ -53,14 +53,14 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
   }
   int rows[8], cols[2];
   layout.output_coordinates(m0, n0, rows, cols);
-  kernels::store_8x8<kVec4>(p, acc, rows, cols);
+  detail::store_8x8<kVec4>(p, acc, rows, cols);
 }
 
 template <int BM, int BN, int BK, int WM, int WN>
 void launch_config(const MatmulArgs& args, cudaStream_t stream) {
-  constexpr int kThreads = kernels::WarpTileLayout<BM, BN, WM, WN>::kThreads;
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
-  if (kernels::float4_ok(args)) {
+  constexpr int kThreads = detail::WarpTileLayout<BM, BN, WM, WN>::kThreads;
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
+  if (detail::float4_ok(args)) {
     double_buffered_kernel<BM, BN, BK, WM, WN, true><<<grid, kThreads, 0, stream>>>(args);
   } else {
     double_buffered_kernel<BM, BN, BK, WM, WN, false><<<grid, kThreads, 0, stream>>>(args);

@@ -42,9 +42,9 @@ constexpr int stage_floats() {
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int kStages, int kMinBlocks, bool kVec4>
-__global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThreads, kMinBlocks)
+__global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThreads, kMinBlocks)
     cp_async_kernel(MatmulArgs p) {
-  using Layout = kernels::WarpTileLayout<BM, BN, WM, WN>;
+  using Layout = detail::WarpTileLayout<BM, BN, WM, WN>;
   constexpr int kThreads = Layout::kThreads;
   constexpr int LDA = BM + 4, LDB = BN;
   constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
@@ -56,9 +56,9 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
   swizzled_tile(bm, bn);
   const int m0 = bm * BM, n0 = bn * BN;
   const Layout layout(tid);
-  const int tiles = kernels::ceil_div(p.k, BK);
-  const kernels::AsyncATile<BM, BK, kThreads, LDA> a_tile(p, m0, tid);
-  const kernels::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
+  const int tiles = detail::ceil_div(p.k, BK);
+  const detail::AsyncATile<BM, BK, kThreads, LDA> a_tile(p, m0, tid);
+  const detail::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
 
   // Prologue: the first kStages - 1 tiles in flight (a group is committed even when empty, so
   // that "group t" always means "tile t" in the wait below).
@@ -68,28 +68,28 @@ __global__ void __launch_bounds__(kernels::WarpTileLayout<BM, BN, WM, WN>::kThre
       a_tile.copy(sA + s * kStageA, p, s * BK);
       b_tile.copy(sB + s * kStageB, p, s * BK);
     }
-    kernels::cp_async_commit();
+    detail::cp_async_commit();
   }
 
   float acc[8][8] = {};
   int read_stage = 0, write_stage = kStages - 1;  // tile t is in stage t % kStages
   for (int t = 0; t < tiles; ++t) {
-    kernels::cp_async_wait<kStages - 2>();  // tile t has landed (this thread's copies)
+    detail::cp_async_wait<kStages - 2>();  // tile t has landed (this thread's copies)
     __syncthreads();  // everyone's copies of tile t are visible; everyone is done with tile t - 1
     const int next = t + kStages - 1;  // goes into the stage tile t - 1 used
     if (next < tiles) {
       a_tile.copy(sA + write_stage * kStageA, p, next * BK);
       b_tile.copy(sB + write_stage * kStageB, p, next * BK);
     }
-    kernels::cp_async_commit();
-    kernels::multiply_slice<BK, LDA, LDB, WM, WN>(sA + read_stage * kStageA, sB + read_stage * kStageB,
+    detail::cp_async_commit();
+    detail::multiply_slice<BK, LDA, LDB, WM, WN>(sA + read_stage * kStageA, sB + read_stage * kStageB,
                                                   layout.m_first, layout.n_first, acc);
     read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
     write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
   }
   int rows[8], cols[2];
   layout.output_coordinates(m0, n0, rows, cols);
-  kernels::store_8x8<kVec4>(p, acc, rows, cols);
+  detail::store_8x8<kVec4>(p, acc, rows, cols);
 }
 
 // Above 48 KiB of shared memory per block a kernel must opt in, once per kernel.
@@ -102,11 +102,11 @@ void allow_shared_memory(Kernel kernel, int bytes, std::once_flag& flag) {
 
 template <int BM, int BN, int BK, int WM, int WN, int kStages, int kMinBlocks>
 void launch_config(const MatmulArgs& args, cudaStream_t stream) {
-  constexpr int kThreads = kernels::WarpTileLayout<BM, BN, WM, WN>::kThreads;
+  constexpr int kThreads = detail::WarpTileLayout<BM, BN, WM, WN>::kThreads;
   constexpr int kBytes = kStages * stage_floats<BM, BN, BK>() * static_cast<int>(sizeof(float));
   static std::once_flag vec_flag, scalar_flag;
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
-  if (kernels::float4_ok(args)) {
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
+  if (detail::float4_ok(args)) {
     auto* kernel = cp_async_kernel<BM, BN, BK, WM, WN, kStages, kMinBlocks, true>;
     allow_shared_memory(kernel, kBytes, vec_flag);
     kernel<<<grid, kThreads, kBytes, stream>>>(args);

@@ -51,7 +51,7 @@ struct AsyncARowTile {
   __device__ __forceinline__ AsyncARowTile(const MatmulArgs& p, int m0, int tid) {
     const int row0 = tid / kPerRow;
     col = tid % kPerRow * kWidth;
-    src = p.a + kernels::at(m0 + row0, col, p.k);
+    src = p.a + detail::at(m0 + row0, col, p.k);
     step = static_cast<std::size_t>(kRowStep) * static_cast<std::size_t>(p.k);
     dst0 = row0 * LD + col;
     rows_inside = 0;
@@ -66,9 +66,9 @@ struct AsyncARowTile {
       const bool valid = k_inside && (rows_inside >> j & 1u);
       const float* from = valid ? src + j * step + k0 : p.a;
       if constexpr (kVec4) {
-        kernels::cp_async_16(stage + dst0 + j * kRowStep * LD, from, valid);
+        detail::cp_async_16(stage + dst0 + j * kRowStep * LD, from, valid);
       } else {
-        kernels::cp_async_4(stage + dst0 + j * kRowStep * LD, from, valid);
+        detail::cp_async_4(stage + dst0 + j * kRowStep * LD, from, valid);
       }
     }
   }
@@ -92,9 +92,9 @@ __global__ void __launch_bounds__(256, kMinBlocks) cp_async_16b_kernel(MatmulArg
   const int warp = tid / 32, lane = tid % 32;
   const int m_first = warp / (BN / WN) * WM + lane / 4;
   const int n_first = warp % (BN / WN) * WN + lane % 4 * 4;
-  const int tiles = kernels::ceil_div(p.k, BK);
+  const int tiles = detail::ceil_div(p.k, BK);
   const AsyncARowTile<BM, BK, kThreads, LDA, kVec4> a_tile(p, m0, tid);
-  const kernels::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
+  const detail::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
 
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
@@ -102,20 +102,20 @@ __global__ void __launch_bounds__(256, kMinBlocks) cp_async_16b_kernel(MatmulArg
       a_tile.copy(sA + s * kStageA, p, s * BK);
       b_tile.copy(sB + s * kStageB, p, s * BK);
     }
-    kernels::cp_async_commit();
+    detail::cp_async_commit();
   }
 
   float acc[8][8] = {};
   int read_stage = 0, write_stage = kStages - 1;
   for (int t = 0; t < tiles; ++t) {
-    kernels::cp_async_wait<kStages - 2>();
+    detail::cp_async_wait<kStages - 2>();
     __syncthreads();
     const int next = t + kStages - 1;
     if (next < tiles) {
       a_tile.copy(sA + write_stage * kStageA, p, next * BK);
       b_tile.copy(sB + write_stage * kStageB, p, next * BK);
     }
-    kernels::cp_async_commit();
+    detail::cp_async_commit();
     const float* a_stage = sA + read_stage * kStageA + m_first * LDA;
     const float* b_stage = sB + read_stage * kStageB + n_first;
 #pragma unroll
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) cp_async_16b_kernel(MatmulArg
 #pragma unroll
   for (int i = 0; i < 8; ++i) rows[i] = m0 + m_first + 8 * i;
   const int cols[2] = {n0 + n_first, n0 + n_first + WN / 2};
-  kernels::store_8x8<kVec4>(p, acc, rows, cols);
+  detail::store_8x8<kVec4>(p, acc, rows, cols);
 }
 
 template <class Kernel>
@@ -158,8 +158,8 @@ void launch_config(const MatmulArgs& args, cudaStream_t stream) {
   constexpr int BM = 128, BN = 128;
   constexpr int kBytes = kStages * (BM * (BK + 4) + BK * BN) * static_cast<int>(sizeof(float));
   static std::once_flag vec_flag, scalar_flag;
-  const dim3 grid(kernels::ceil_div(args.n, BN), kernels::ceil_div(args.m, BM));
-  if (kernels::float4_ok(args)) {
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
+  if (detail::float4_ok(args)) {
     auto* kernel = cp_async_16b_kernel<BM, BN, BK, kStages, kMinBlocks, true>;
     allow_shared_memory(kernel, kBytes, vec_flag);
     kernel<<<grid, 256, kBytes, stream>>>(args);

@@ -14,7 +14,7 @@
 
 #include "matmul.hpp"
 
-namespace matmul::kernels {
+namespace matmul::detail {
 
 __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -71,4 +71,4 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
-}  // namespace matmul::kernels
+}  // namespace matmul::detail

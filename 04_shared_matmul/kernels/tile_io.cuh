@@ -14,7 +14,7 @@
 
 #include "kernel_common.cuh"
 
-namespace matmul::kernels {
+namespace matmul::detail {
 
 // The BM x BK tile of A at (m0, k0), staged in registers: load() from global memory, then
 // store() into shared memory transposed. Kernel 07 separates the two to overlap the load with math.
@@ -222,4 +222,4 @@ __device__ __forceinline__ void store_8x8(const MatmulArgs& p, const float (&acc
   }
 }
 
-}  // namespace matmul::kernels
+}  // namespace matmul::detail

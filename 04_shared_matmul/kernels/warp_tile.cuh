@@ -8,7 +8,7 @@
 
 #include "kernel_common.cuh"
 
-namespace matmul::kernels {
+namespace matmul::detail {
 
 // Where a thread's 8 x 8 outputs lie in the block's BM x BN tile.
 template <int BM, int BN, int WM, int WN>
@@ -57,4 +57,4 @@ __device__ __forceinline__ void multiply_slice(const float* sA, const float* sB,
   }
 }
 
-}  // namespace matmul::kernels
+}  // namespace matmul::detail
