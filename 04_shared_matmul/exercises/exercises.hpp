@@ -1,0 +1,19 @@
+// Lesson 04's exercises: each has a starter (what you edit) and a solution (what the tests check).
+// Both are built into the test binary (add_lesson compiles exercises/*.cu there), never into the
+// lesson's table: what the table measures is the progression in kernels/. The tests also run the
+// starter as shipped and expect it to FAIL verification, so "it ran" is never taken for "it is right".
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "matmul.hpp"
+
+namespace matmul::exercises {
+
+// Exercise 1: the classic tiled kernel (kernel 02) with the tile size a compile-time parameter,
+// launched with kExerciseTile x kExerciseTile tiles.
+inline constexpr int kExerciseTile = 16;
+void launch_tiled_starter(const MatmulArgs& args, cudaStream_t stream);
+void launch_tiled_solution(const MatmulArgs& args, cudaStream_t stream);
+
+}  // namespace matmul::exercises

@@ -1,0 +1,26 @@
+// Lesson 04's kernel table, built from kernels/registry.inc (one line per kernel).
+#include <stdexcept>
+#include <string>
+
+#include "matmul.hpp"
+
+namespace matmul {
+
+namespace {
+constexpr course::KernelEntry<Launcher> kKernels[] = {
+#define COURSE_KERNEL(name, summary) {#name, summary, launch_##name},
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+}  // namespace
+
+std::span<const course::KernelEntry<Launcher>> kernels() { return kKernels; }
+
+const course::KernelEntry<Launcher>& kernel(std::string_view name) {
+  for (const auto& entry : kKernels) {
+    if (entry.name == name) return entry;
+  }
+  throw std::out_of_range("matmul: no kernel named " + std::string(name));
+}
+
+}  // namespace matmul

@@ -1,0 +1,225 @@
+// Moving tiles of A and B into shared memory, shared by kernels 05 to 08.
+//
+// Teaches:
+//  - coalescing: the threads of a warp read consecutive addresses of one row, so a warp's
+//    request is served by a few full 32-byte sectors;
+//  - float4: one 16-byte load instead of four 4-byte ones (a quarter of the load instructions),
+//    legal only when every row is 16-byte aligned (kVec4, see kernel_common.cuh);
+//  - A is stored transposed, sA[k][m]: the inner loop then reads 4 consecutive m of one k as a
+//    single float4, just as it reads B's sB[k][n]. The row length LD is padded (BM + 4) so the
+//    transposing stores of a warp fall into different banks;
+//  - zero padding at the edges: an element outside A or B is stored as 0, so a partial tile
+//    adds nothing to the sums and the inner loop needs no bounds checks at all.
+#pragma once
+
+#include "kernel_common.cuh"
+
+namespace matmul::detail {
+
+// The BM x BK tile of A at (m0, k0), staged in registers: load() from global memory, then
+// store() into shared memory transposed. Kernel 07 separates the two to overlap the load with math.
+template <int BM, int BK, int kThreads, bool kVec4>
+struct ATileLoader {
+  static constexpr int kPerThread = BM * BK / kThreads;  // floats per thread
+  static_assert(BM * BK % (4 * kThreads) == 0, "each thread moves whole float4s");
+  float v[kPerThread];
+
+  __device__ __forceinline__ void load(const MatmulArgs& p, int m0, int k0, int tid) {
+    if constexpr (kVec4) {
+#pragma unroll
+      for (int i = 0; i < kPerThread / 4; ++i) {
+        const int chunk = tid + i * kThreads;  // consecutive threads: consecutive float4 of a row
+        const int row = chunk / (BK / 4), col = chunk % (BK / 4) * 4;
+        const int m = m0 + row, k = k0 + col;
+        // K % 4 == 0 here, so a float4 is either entirely inside A or entirely outside.
+        const float4 x = (m < p.m && k < p.k) ? *reinterpret_cast<const float4*>(p.a + at(m, k, p.k))
+                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        v[4 * i + 0] = x.x;
+        v[4 * i + 1] = x.y;
+        v[4 * i + 2] = x.z;
+        v[4 * i + 3] = x.w;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const int e = tid + i * kThreads;
+        const int m = m0 + e / BK, k = k0 + e % BK;
+        v[i] = (m < p.m && k < p.k) ? p.a[at(m, k, p.k)] : 0.0f;
+      }
+    }
+  }
+
+  template <int LD>
+  __device__ __forceinline__ void store(float* s, int tid) const {  // s[k * LD + m]
+    if constexpr (kVec4) {
+#pragma unroll
+      for (int i = 0; i < kPerThread / 4; ++i) {
+        const int chunk = tid + i * kThreads;
+        const int row = chunk / (BK / 4), col = chunk % (BK / 4) * 4;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) s[(col + j) * LD + row] = v[4 * i + j];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const int e = tid + i * kThreads;
+        s[(e % BK) * LD + e / BK] = v[i];
+      }
+    }
+  }
+};
+
+// The BK x BN tile of B at (k0, n0), staged in registers, stored as sB[k][n] (same layout as B).
+template <int BN, int BK, int kThreads, bool kVec4>
+struct BTileLoader {
+  static constexpr int kPerThread = BN * BK / kThreads;
+  static_assert(BN * BK % (4 * kThreads) == 0, "each thread moves whole float4s");
+  float v[kPerThread];
+
+  __device__ __forceinline__ void load(const MatmulArgs& p, int k0, int n0, int tid) {
+    if constexpr (kVec4) {
+#pragma unroll
+      for (int i = 0; i < kPerThread / 4; ++i) {
+        const int chunk = tid + i * kThreads;
+        const int k = k0 + chunk / (BN / 4), n = n0 + chunk % (BN / 4) * 4;
+        const float4 x = (k < p.k && n < p.n) ? *reinterpret_cast<const float4*>(p.b + at(k, n, p.n))
+                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        v[4 * i + 0] = x.x;
+        v[4 * i + 1] = x.y;
+        v[4 * i + 2] = x.z;
+        v[4 * i + 3] = x.w;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const int e = tid + i * kThreads;
+        const int k = k0 + e / BN, n = n0 + e % BN;
+        v[i] = (k < p.k && n < p.n) ? p.b[at(k, n, p.n)] : 0.0f;
+      }
+    }
+  }
+
+  template <int LD>
+  __device__ __forceinline__ void store(float* s, int tid) const {  // s[k * LD + n]
+    if constexpr (kVec4) {
+#pragma unroll
+      for (int i = 0; i < kPerThread / 4; ++i) {
+        const int chunk = tid + i * kThreads;
+        const int k = chunk / (BN / 4), n = chunk % (BN / 4) * 4;
+        *reinterpret_cast<float4*>(&s[k * LD + n]) = make_float4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const int e = tid + i * kThreads;
+        s[(e / BN) * LD + e % BN] = v[i];
+      }
+    }
+  }
+};
+
+// The same tiles with cp.async (kernel 08): no staging registers, zeros copied in for the edges.
+// Each thread's source addresses are worked out once (src, step) and advanced by k0 per tile,
+// so the loop holds few 64-bit pointers in registers.
+//
+// A goes element by element (a transposing copy cannot use 16-byte pieces). Each warp copies
+// 8 consecutive k of 4 consecutive rows: 4 full 32-byte sectors from global memory, and with
+// LD = BM + 4 the 32 shared-memory addresses k * LD + m fall into 32 different banks.
+template <int BM, int BK, int kThreads, int LD>
+struct AsyncATile {
+  static constexpr int kRowStep = kThreads / 8;  // rows between a thread's elements
+  static constexpr int kRows = BM / kRowStep, kCols = BK / 8;
+  static_assert(BK % 8 == 0 && kThreads % 8 == 0 && BM % kRowStep == 0, "tile shape");
+  const float* src;       // A(m0 + row0, col0)
+  std::size_t step;       // kRowStep rows of A
+  int col0, dst0;         // this thread's first column of the tile; its first element in the stage
+  unsigned rows_inside;   // bit j: row row0 + j * kRowStep lies inside A
+
+  __device__ __forceinline__ AsyncATile(const MatmulArgs& p, int m0, int tid) {
+    const int row0 = tid / 8;
+    col0 = tid % 8;
+    src = p.a + at(m0 + row0, col0, p.k);
+    step = static_cast<std::size_t>(kRowStep) * static_cast<std::size_t>(p.k);
+    dst0 = col0 * LD + row0;
+    rows_inside = 0;
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) rows_inside |= (m0 + row0 + j * kRowStep < p.m ? 1u : 0u) << j;
+  }
+
+  __device__ __forceinline__ void copy(float* stage, const MatmulArgs& p, int k0) const {
+#pragma unroll
+    for (int h = 0; h < kCols; ++h) {
+      const bool k_inside = k0 + 8 * h + col0 < p.k;
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) {
+        const bool valid = k_inside && (rows_inside >> j & 1u);
+        cp_async_4(stage + dst0 + 8 * h * LD + j * kRowStep, valid ? src + j * step + k0 + 8 * h : p.a, valid);
+      }
+    }
+  }
+};
+
+// B's tile keeps B's layout: 16-byte copies where rows are aligned (kVec4), else 4-byte ones.
+template <int BN, int BK, int kThreads, int LD, bool kVec4>
+struct AsyncBTile {
+  static constexpr int kWidth = kVec4 ? 4 : 1;                     // floats per copy
+  static constexpr int kRowStep = kThreads / (BN / kWidth);        // rows between a thread's copies
+  static constexpr int kRows = BK / kRowStep;
+  static_assert(kThreads % (BN / kWidth) == 0 && BK % kRowStep == 0, "tile shape");
+  const float* src;       // B(row0, n0 + col)
+  std::size_t step;       // kRowStep rows of B
+  int row0, dst0;
+  bool col_inside;        // kVec4: the whole float4 (N % 4 == 0)
+
+  __device__ __forceinline__ AsyncBTile(const MatmulArgs& p, int n0, int tid) {
+    row0 = tid / (BN / kWidth);
+    const int col = tid % (BN / kWidth) * kWidth;
+    src = p.b + at(row0, n0 + col, p.n);
+    step = static_cast<std::size_t>(kRowStep) * static_cast<std::size_t>(p.n);
+    dst0 = row0 * LD + col;
+    col_inside = n0 + col < p.n;
+  }
+
+  __device__ __forceinline__ void copy(float* stage, const MatmulArgs& p, int k0) const {
+    const float* tile = src + static_cast<std::size_t>(k0) * static_cast<std::size_t>(p.n);
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const bool valid = col_inside && k0 + row0 + j * kRowStep < p.k;
+      const float* from = valid ? tile + j * step : p.b;
+      if constexpr (kVec4) {
+        cp_async_16(stage + dst0 + j * kRowStep * LD, from, valid);
+      } else {
+        cp_async_4(stage + dst0 + j * kRowStep * LD, from, valid);
+      }
+    }
+  }
+};
+
+// Writes a thread's 8 x 8 results: rows[i] and cols[j] are the C coordinates of acc[i][j], in
+// two groups of 4 consecutive columns (cols[0..3], cols[4..7]); float4 stores where legal.
+template <bool kVec4>
+__device__ __forceinline__ void store_8x8(const MatmulArgs& p, const float (&acc)[8][8], const int (&rows)[8],
+                                          const int (&col_groups)[2]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    if (rows[i] >= p.m) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int col = col_groups[h];
+      if constexpr (kVec4) {
+        // N % 4 == 0: the 4 columns are all inside C or all outside.
+        if (col < p.n) {
+          *reinterpret_cast<float4*>(p.c + at(rows[i], col, p.n)) =
+              make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (col + j < p.n) p.c[at(rows[i], col + j, p.n)] = acc[i][4 * h + j];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace matmul::detail

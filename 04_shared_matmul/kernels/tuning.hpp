@@ -1,0 +1,23 @@
+// Other tile shapes and pipeline depths of kernels 06 to 08, for the tuning benchmark
+// (matmul_tune) and the exercises: the lesson's registry holds the configuration each kernel
+// ships with; these are its neighbours, measured to justify that choice.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "matmul.hpp"
+
+namespace matmul::tuning {
+
+struct Variant {
+  std::string_view name;  // "cp_async 128x128x16 s3 w64x32"
+  Launcher launch;
+};
+
+std::span<const Variant> warp_tiled_variants();       // kernels/06_warp_tiled.cu
+std::span<const Variant> double_buffered_variants();  // kernels/07_double_buffered.cu
+std::span<const Variant> cp_async_variants();         // kernels/08_cp_async.cu
+std::span<const Variant> cp_async_16b_variants();     // kernels/09_cp_async_16b.cu
+
+}  // namespace matmul::tuning

@@ -1,0 +1,98 @@
+// Lesson 04: C = A x B in single precision (FP32, SGEMM), from the naive kernel to cuBLAS speed.
+//
+// This header is the lesson's API, shared by main.cpp, the tests and the tuning benchmark: the
+// CPU versions and references (matmul_cpu.cpp), the verification of a product
+// (matmul_verify.cpp), and one launcher per kernel (kernels/NN_name.cu), all with the same
+// signature, listed in kernels/registry.inc (the table: kernels/registry.cpp). It is light on
+// purpose, since every kernel file includes it: the CUDA runtime's declarations and light course
+// headers only (no CLI11, no JSON).
+//
+// Layout everywhere: row-major, densely packed. A is M x K (element (i, p) at a[i * K + p]),
+// B is K x N, C is M x N. Every kernel and CPU function accepts any M, N, K >= 1.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "course/kernel_registry.hpp"
+#include "course/verify.hpp"
+
+namespace matmul {
+
+// What every launcher receives: the shape and three device pointers.
+struct MatmulArgs {
+  int m = 0, n = 0, k = 0;
+  const float* a = nullptr;  // M x K
+  const float* b = nullptr;  // K x N
+  float* c = nullptr;        // M x N, written entirely (no beta: C = A x B)
+};
+
+// Floating-point operations of one product: K multiplies and K adds per element of C.
+inline double matmul_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+// ---- GPU: the registry ---------------------------------------------------------------------
+// One declaration per line of kernels/registry.inc: void launch_naive(const MatmulArgs&, cudaStream_t); ...
+// Each launcher enqueues its kernel in `stream` and checks the launch (course::ApiError on failure).
+#define COURSE_KERNEL(name, summary) void launch_##name(const MatmulArgs& args, cudaStream_t stream);
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+
+using Launcher = void (*)(const MatmulArgs&, cudaStream_t);
+
+// The registry: every kernel above, in the order of the progression.
+std::span<const course::KernelEntry<Launcher>> kernels();
+const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+
+// ---- CPU -----------------------------------------------------------------------------------
+// All take row-major A (m x k), B (k x n) and write all of C (m x n).
+
+// The three loops as written in a textbook, one thread: the teaching row. Slow (B is read down
+// its columns); main refuses it above kNaiveMaxFlops.
+void matmul_naive(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+inline constexpr double kNaiveMaxFlops = 4.3e10;  // 2 * 2800^3: about a minute at ~0.7 GFLOP/s
+
+// Cache-blocked, OpenMP over rows of blocks, the innermost loop vectorised (omp simd): the
+// teaching row for what tiling does on a CPU.
+void matmul_blocked(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+
+// OpenBLAS cblas_sgemm on every core: the CPU row the GPU is compared with.
+void matmul_openblas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+void set_openblas_threads(int threads);
+int openblas_threads();
+std::string_view openblas_description();  // e.g. "OpenBLAS 0.3.21 (Haswell, pthreads)"
+
+// ---- Verification --------------------------------------------------------------------------
+// The reference, in double from the same float inputs (OpenBLAS dgemm), with what the error
+// bound needs: |A| x |B| (elementwise absolute values), also in double.
+struct Reference {
+  std::vector<double> c;      // A x B
+  std::vector<double> abs_c;  // |A| x |B|
+  int k = 0;
+};
+Reference reference_product(std::span<const float> a, std::span<const float> b, int m, int n, int k);
+
+// How far a correct FP32 product may be from the exact one, for inner dimension k:
+//  - every element: |c - ref| <= gamma(k) * (|A| |B|)_ij, gamma(k) = k u / (1 - k u), u = 2^-24
+//    (the classic bound for a sum of k products in any order, FMA or not);
+//  - the whole matrix: ||c - ref||_2 / ||ref||_2 <= sqrt(k) * u * kNormFactor (what random
+//    rounding errors add up to; a systematic error, like TF32's 10-bit mantissa, breaks it).
+inline constexpr double kNormFactor = 8.0;
+double gamma_bound(int k);
+double rel_l2_bound(int k);
+
+// Both checks above; NaN, infinity and never-written (poisoned) elements fail.
+course::VerifyResult verify_product(std::span<const float> c, const Reference& reference);
+
+// Exact check: for small-integer inputs every partial sum is an integer below 2^24, so every
+// correct kernel returns exactly the integer product.
+course::VerifyResult verify_exact(std::span<const float> c, std::span<const double> expected);
+
+}  // namespace matmul

@@ -1,0 +1,176 @@
+// matmul_tune: every kernel of lesson 04 and its tuning neighbours, checked and timed in one go.
+//
+// Usage: matmul_tune [--size N] [--reps R] [--skip-variants] [--skip-cpu]
+//
+// 1. correctness at awkward shapes (1, 31, 33, 1000, 1023, 1025 x 777 x 513, ...) against the
+//    double reference, and exactness with small-integer inputs, for every kernel and variant;
+// 2. at N^3 (4096 by default): the FP32 FMA ceiling (common's FMA loop), cuBLAS SGEMM in true FP32,
+//    then each kernel: median time, GFLOP/s, percent of cuBLAS and of the FMA ceiling;
+// 3. OpenBLAS sgemm on all cores at the same size.
+// Exit code 1 if any check failed. The lesson binary reports the registry's kernels in the
+// course's table; this tool exists to compare tile shapes (kernels/tuning.hpp: the neighbours of
+// the shape each kernel ships with) quickly, which the lesson's table does not list.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "course/ceilings.hpp"
+#include "course/check.hpp"
+#include "course/cublas_ceiling.hpp"
+#include "course/device_buffer.hpp"
+#include "course/random.hpp"
+#include "course/stream.hpp"
+#include "course/timing.hpp"
+#include "matmul.hpp"
+#include "kernels/tuning.hpp"
+
+namespace {
+
+struct Candidate {
+  std::string name;
+  matmul::Launcher launch;
+};
+
+struct Shape {
+  int m, n, k;
+};
+
+bool check_shape(const std::vector<Candidate>& candidates, const Shape& s, bool integers, cudaStream_t stream,
+                 const course::CublasHandle& handle) {
+  const std::size_t na = static_cast<std::size_t>(s.m) * s.k, nb = static_cast<std::size_t>(s.k) * s.n,
+                    nc = static_cast<std::size_t>(s.m) * s.n;
+  std::vector<float> a(na), b(nb), c(nc);
+  if (integers) {
+    course::fill_small_integers(a, 11, -4, 4);
+    course::fill_small_integers(b, 12, -4, 4);
+  } else {
+    course::fill_normal(a, 21);
+    course::fill_normal(b, 22);
+  }
+  const matmul::Reference reference = matmul::reference_product(a, b, s.m, s.n, s.k);
+  course::DeviceBuffer<float> da(na), db(nb), dc(nc);
+  da.copy_from_host(a);
+  db.copy_from_host(b);
+  bool all = true;
+  std::vector<Candidate> everything = candidates;
+  everything.push_back({"cublas (pedantic FP32)", nullptr});
+  for (const Candidate& candidate : everything) {
+    dc.poison(stream);
+    const matmul::MatmulArgs args{s.m, s.n, s.k, da.data(), db.data(), dc.data()};
+    if (candidate.launch) {
+      candidate.launch(args, stream);
+    } else {
+      course::sgemm_row_major(handle, s.m, s.n, s.k, da.data(), db.data(), dc.data(), stream);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    dc.copy_to_host(c);
+    const course::VerifyResult r = integers ? matmul::verify_exact(c, reference.c) : matmul::verify_product(c, reference);
+    if (!r.passed) {
+      all = false;
+      std::printf("  FAILED %-36s %5d x %5d x %5d %s: %s\n", candidate.name.c_str(), s.m, s.n, s.k,
+                  integers ? "integers" : "normal", r.summary().c_str());
+    }
+  }
+  std::printf("  %-6s %5d x %5d x %5d %s: %zu candidates checked\n", all ? "ok" : "FAIL", s.m, s.n, s.k,
+              integers ? "(small integers, exact)" : "(normal, K-scaled bound)", everything.size());
+  return all;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int size = 4096, reps = 20;
+  bool variants = true, cpu = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--skip-variants")) variants = false;
+    else if (!std::strcmp(argv[i], "--skip-cpu")) cpu = false;
+    else {
+      std::fprintf(stderr, "matmul_tune: error: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (size < 1 || size > 32768 || reps < 1 || reps > 10000) {
+    std::fprintf(stderr, "matmul_tune: error: --size must be 1 to 32768 and --reps 1 to 10000 (got %d, %d)\n", size, reps);
+    return 2;
+  }
+  try {
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int runtime = 0, driver = 0;
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    std::printf("device: %s, %d SMs, CUDA runtime %d, driver %d\n", prop.name, prop.multiProcessorCount, runtime,
+                driver);
+
+    std::vector<Candidate> candidates;
+    for (const auto& k : matmul::kernels()) candidates.push_back({std::string(k.name), k.launch});
+    if (variants) {
+      for (auto list : {matmul::tuning::warp_tiled_variants(), matmul::tuning::double_buffered_variants(),
+                        matmul::tuning::cp_async_variants(), matmul::tuning::cp_async_16b_variants()}) {
+        for (const matmul::tuning::Variant& v : list) candidates.push_back({std::string(v.name), v.launch});
+      }
+    }
+
+    course::Stream stream;
+    course::CublasHandle handle;
+    std::printf("correctness:\n");
+    bool ok = true;
+    const Shape shapes[] = {{1, 1, 1},     {31, 31, 31},   {33, 33, 33},   {1000, 1000, 1000}, {1023, 1023, 1023},
+                            {1025, 777, 513}, {777, 1025, 64}, {5, 300, 1029}, {130, 129, 7},   {256, 256, 2048}};
+    for (const Shape& s : shapes) ok &= check_shape(candidates, s, false, stream.get(), handle);
+    ok &= check_shape(candidates, {1025, 777, 513}, true, stream.get(), handle);
+    ok &= check_shape(candidates, {512, 512, 1024}, true, stream.get(), handle);
+
+    const double fma = course::measure_fma_throughput(course::Precision::fp32, {3, 10}).value;
+    std::printf("\nFP32 FMA loop: %.0f GFLOP/s\n", fma);
+    const std::size_t count = static_cast<std::size_t>(size) * size;
+    course::DeviceBuffer<float> da(count), db(count), dc(count);
+    {
+      std::vector<float> h(count);
+      course::fill_normal(h, 1);
+      da.copy_from_host(h);
+      course::fill_normal(h, 2);
+      db.copy_from_host(h);
+    }
+    const double flops = matmul::matmul_flops(size, size, size);
+    const course::TimingStats tc = course::time_device({3, reps}, stream.get(), [&] {
+      course::sgemm_row_major(handle, size, size, size, da.data(), db.data(), dc.data(), stream.get());
+    });
+    const double cublas = flops / (tc.median_ms * 1e6);
+    std::printf("%-38s %9s %10s %8s %8s\n", "kernel", "ms", "GFLOP/s", "%cuBLAS", "%FMA");
+    std::printf("%-38s %9.3f %10.0f %8.1f %8.1f\n", "cuBLAS SGEMM (pedantic FP32)", tc.median_ms, cublas, 100.0,
+                100.0 * cublas / fma);
+    const matmul::MatmulArgs args{size, size, size, da.data(), db.data(), dc.data()};
+    for (const Candidate& candidate : candidates) {
+      const bool slow = candidate.name == "naive" || candidate.name == "tiled_shared";
+      const course::TimingStats t =
+          course::time_device({1, slow ? 3 : reps}, stream.get(), [&] { candidate.launch(args, stream.get()); });
+      const double g = flops / (t.median_ms * 1e6);
+      std::printf("%-38s %9.3f %10.0f %8.1f %8.1f\n", candidate.name.c_str(), t.median_ms, g, 100.0 * g / cublas,
+                  100.0 * g / fma);
+    }
+    const course::TimingStats tc2 = course::time_device({1, reps}, stream.get(), [&] {
+      course::sgemm_row_major(handle, size, size, size, da.data(), db.data(), dc.data(), stream.get());
+    });
+    std::printf("%-38s %9.3f %10.0f   (cuBLAS again, drift check)\n", "cuBLAS SGEMM (pedantic FP32)", tc2.median_ms,
+                flops / (tc2.median_ms * 1e6));
+
+    if (cpu) {
+      std::vector<float> a(count), b(count), c(count);
+      course::fill_normal(a, 1);
+      course::fill_normal(b, 2);
+      const course::TimingStats t = course::time_host({1, 3}, [&] { matmul::matmul_openblas(a, b, c, size, size, size); });
+      std::printf("\nOpenBLAS sgemm, %d threads, %s: %.3f ms, %.0f GFLOP/s\n", matmul::openblas_threads(),
+                  std::string(matmul::openblas_description()).c_str(), t.median_ms, flops / (t.median_ms * 1e6));
+    }
+    std::printf("\n%s\n", ok ? "all checks passed" : "SOME CHECKS FAILED");
+    return ok ? 0 : 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "matmul_tune: error: %s\n", error.what());
+    return 3;
+  }
+}

@@ -1,0 +1,303 @@
+// Tests of lesson 04: the CPU versions against the double reference, the verification itself
+// (it must fail on a wrong element, a NaN, an unwritten output), every kernel of the registry
+// at shapes that are not multiples of any tile, with random inputs against the K-scaled bound
+// and with small-integer inputs exactly, and the exercise (the solution passes, the starter as
+// shipped fails). The kernel tests iterate kernels/registry.inc: a new kernel is tested without
+// editing this file.
+// Suites named Gpu* need a GPU (label gpu); the others run anywhere (cpu).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "course/check.hpp"
+#include "course/cublas_ceiling.hpp"
+#include "course/device_buffer.hpp"
+#include "course/errors.hpp"
+#include "course/random.hpp"
+#include "course/stream.hpp"
+#include "exercises/exercises.hpp"
+#include "gpu_test.hpp"
+#include "matmul.hpp"
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+};
+
+// 1, primes, one below and above the tile sizes (8, 16, 32, 64, 128), non-square, K not a
+// multiple of 4 (no float4 path) and K a multiple of 4 with M, N odd (float4 with edge tiles).
+const Shape kShapes[] = {{1, 1, 1},       {31, 31, 31},   {33, 33, 33},   {1000, 1000, 1000}, {1023, 1023, 1023},
+                         {1025, 777, 513}, {7, 129, 1029}, {129, 3, 260},  {257, 255, 17},     {64, 128, 8}};
+
+std::string text(const Shape& s) { return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k); }
+
+struct Problem {
+  Shape shape;
+  std::vector<float> a, b;
+  matmul::Reference reference;
+};
+
+Problem random_problem(const Shape& s, std::uint64_t seed) {
+  Problem p{s, std::vector<float>(static_cast<std::size_t>(s.m) * s.k), std::vector<float>(static_cast<std::size_t>(s.k) * s.n), {}};
+  course::fill_normal(p.a, seed);
+  course::fill_normal(p.b, seed + 1);
+  p.reference = matmul::reference_product(p.a, p.b, s.m, s.n, s.k);
+  return p;
+}
+
+Problem integer_problem(const Shape& s, std::uint64_t seed) {
+  Problem p{s, std::vector<float>(static_cast<std::size_t>(s.m) * s.k), std::vector<float>(static_cast<std::size_t>(s.k) * s.n), {}};
+  course::fill_small_integers(p.a, seed, -4, 4);
+  course::fill_small_integers(p.b, seed + 1, -4, 4);
+  p.reference = matmul::reference_product(p.a, p.b, s.m, s.n, s.k);
+  return p;
+}
+
+// ---- CPU -------------------------------------------------------------------------------------
+
+using CpuFunction = void (*)(std::span<const float>, std::span<const float>, std::span<float>, int, int, int);
+
+void expect_cpu_correct(CpuFunction function, const Shape& s, std::uint64_t seed) {
+  SCOPED_TRACE(text(s) + ", seed " + std::to_string(seed));
+  const Problem p = random_problem(s, seed);
+  std::vector<float> c(static_cast<std::size_t>(s.m) * s.n);
+  course::poison(c);
+  function(p.a, p.b, c, s.m, s.n, s.k);
+  const course::VerifyResult check = matmul::verify_product(c, p.reference);
+  EXPECT_TRUE(check.passed) << check.summary();
+}
+
+TEST(MatmulCpu, NaiveMatchesTheReference) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : {Shape{1, 1, 1}, Shape{31, 31, 31}, Shape{33, 17, 65}, Shape{200, 130, 301}}) {
+    expect_cpu_correct(matmul::matmul_naive, s, seed);
+  }
+}
+
+TEST(MatmulCpu, BlockedMatchesTheReference) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : kShapes) expect_cpu_correct(matmul::matmul_blocked, s, seed);
+}
+
+TEST(MatmulCpu, OpenBlasMatchesTheReference) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : kShapes) expect_cpu_correct(matmul::matmul_openblas, s, seed);
+}
+
+TEST(MatmulCpu, SmallIntegerProductsAreExact) {
+  const Shape s{65, 33, 1025};
+  const Problem p = integer_problem(s, 5);
+  for (CpuFunction function : {matmul::matmul_naive, matmul::matmul_blocked, matmul::matmul_openblas}) {
+    std::vector<float> c(static_cast<std::size_t>(s.m) * s.n);
+    course::poison(c);
+    function(p.a, p.b, c, s.m, s.n, s.k);
+    const course::VerifyResult check = matmul::verify_exact(c, p.reference.c);
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+}
+
+// ---- The verification can fail ----------------------------------------------------------------
+
+TEST(MatmulVerify, BoundsScaleWithK) {
+  EXPECT_NEAR(matmul::gamma_bound(1), 1.0 / 16777216.0, 1e-14);
+  EXPECT_GT(matmul::gamma_bound(4096), 4095.0 / 16777216.0);
+  EXPECT_NEAR(matmul::rel_l2_bound(4096) / matmul::rel_l2_bound(1024), 2.0, 1e-12);  // sqrt(K)
+}
+
+TEST(MatmulVerify, AWrongElementFails) {
+  const Shape s{64, 48, 300};
+  const Problem p = random_problem(s, 7);
+  std::vector<float> c(static_cast<std::size_t>(s.m) * s.n);
+  matmul::matmul_openblas(p.a, p.b, c, s.m, s.n, s.k);
+  ASSERT_TRUE(matmul::verify_product(c, p.reference).passed);
+  // One element off by a little more than its allowed error: found, though the matrix's norm barely moves.
+  const std::size_t i = 1234;
+  c[i] = static_cast<float>(p.reference.c[i] + 3 * matmul::gamma_bound(s.k) * p.reference.abs_c[i]);
+  const course::VerifyResult check = matmul::verify_product(c, p.reference);
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.mismatches, 1u);
+  EXPECT_EQ(check.worst_index, i);
+}
+
+TEST(MatmulVerify, NaNAndUnwrittenOutputsFail) {
+  const Shape s{16, 16, 16};
+  const Problem p = random_problem(s, 8);
+  std::vector<float> c(static_cast<std::size_t>(s.m) * s.n);
+  matmul::matmul_openblas(p.a, p.b, c, s.m, s.n, s.k);
+  c[5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(matmul::verify_product(c, p.reference).passed);
+  course::poison(c);  // nothing written at all
+  const course::VerifyResult check = matmul::verify_product(c, p.reference);
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.nan_count, c.size());
+}
+
+TEST(MatmulVerify, ReducedPrecisionFailsTheNormBound) {
+  // A product computed from inputs rounded to TF32 (10 mantissa bits), as tensor cores would:
+  // every element may pass its worst-case bound, but the matrix's relative L2 error is far
+  // above what FP32 rounding produces.
+  const Shape s{128, 128, 4096};
+  const Problem p = random_problem(s, 9);
+  auto tf32 = [](float x) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    bits = (bits + 0x1000u) & ~0x1FFFu;  // round to 10 mantissa bits
+    std::memcpy(&x, &bits, 4);
+    return x;
+  };
+  std::vector<float> a(p.a), b(p.b), c(static_cast<std::size_t>(s.m) * s.n);
+  for (float& x : a) x = tf32(x);
+  for (float& x : b) x = tf32(x);
+  matmul::matmul_openblas(a, b, c, s.m, s.n, s.k);
+  const course::VerifyResult check = matmul::verify_product(c, p.reference);
+  EXPECT_FALSE(check.passed) << check.summary();
+  EXPECT_GT(check.rel_l2_error, 5 * matmul::rel_l2_bound(s.k));
+}
+
+TEST(MatmulRegistry, NamesAreUniqueAndSelectable) {
+  const auto names = course::kernel_names(matmul::kernels());
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names.front(), "naive") << "the progression starts with one thread per element of C";
+  for (const std::string& name : names) {
+    EXPECT_EQ(matmul::kernel(name).name, name);
+    EXPECT_EQ(course::select_kernels(matmul::kernels(), {name}).size(), 1u);
+  }
+  EXPECT_EQ(course::select_kernels(matmul::kernels(), {"all"}).size(), names.size());
+  EXPECT_THROW(course::select_kernels(matmul::kernels(), {"no_such_kernel"}), course::UsageError);
+  EXPECT_THROW(matmul::kernel("no_such_kernel"), std::out_of_range);
+}
+
+// ---- GPU: every kernel of the registry ---------------------------------------------------------
+
+std::vector<float> run_on_gpu(matmul::Launcher launch, const Problem& p) {
+  const Shape& s = p.shape;
+  course::DeviceBuffer<float> a(p.a.size()), b(p.b.size()), c(static_cast<std::size_t>(s.m) * s.n);
+  a.copy_from_host(p.a);
+  b.copy_from_host(p.b);
+  course::Stream stream;
+  c.poison(stream.get());
+  launch({s.m, s.n, s.k, a.data(), b.data(), c.data()}, stream.get());
+  stream.synchronize();
+  std::vector<float> result(c.size());
+  c.copy_to_host(result);
+  return result;
+}
+
+class GpuMatmul : public ::testing::TestWithParam<std::string> {
+ protected:
+  matmul::Launcher launcher() const { return matmul::kernel(GetParam()).launch; }
+};
+
+TEST_P(GpuMatmul, AwkwardShapesMatchTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE(GetParam() + " at " + text(s) + ", seed " + std::to_string(seed));
+    const Problem p = random_problem(s, seed);
+    const course::VerifyResult check = matmul::verify_product(run_on_gpu(launcher(), p), p.reference);
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+}
+
+TEST_P(GpuMatmul, SmallIntegerInputsGiveExactProducts) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  for (const Shape& s : {Shape{1025, 777, 513}, Shape{256, 128, 2048}, Shape{33, 31, 1000}}) {
+    SCOPED_TRACE(GetParam() + " at " + text(s));
+    const Problem p = integer_problem(s, 3);
+    const course::VerifyResult check = matmul::verify_exact(run_on_gpu(launcher(), p), p.reference.c);
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+}
+
+TEST_P(GpuMatmul, MisalignedPointersFallBackToScalarAccess) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // K and N multiples of 4, but A starts one float into its buffer: float4 loads would fault.
+  const Shape s{130, 132, 68};
+  const Problem p = random_problem(s, 4);
+  const std::size_t c_count = static_cast<std::size_t>(s.m) * s.n;
+  course::DeviceBuffer<float> a(p.a.size() + 1), b(p.b.size()), c(c_count + 1);
+  std::vector<float> shifted(p.a.size() + 1, 0.0f);
+  std::copy(p.a.begin(), p.a.end(), shifted.begin() + 1);
+  a.copy_from_host(shifted);
+  b.copy_from_host(p.b);
+  course::Stream stream;
+  c.poison(stream.get());
+  launcher()({s.m, s.n, s.k, a.data() + 1, b.data(), c.data() + 1}, stream.get());
+  stream.synchronize();
+  std::vector<float> all(c_count + 1);
+  c.copy_to_host(all);
+  const std::vector<float> result(all.begin() + 1, all.end());
+  const course::VerifyResult check = matmul::verify_product(result, p.reference);
+  EXPECT_TRUE(check.passed) << check.summary();
+  EXPECT_TRUE(std::isnan(all[0])) << "wrote before the start of C";
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuMatmul, ::testing::ValuesIn(course::kernel_names(matmul::kernels())),
+                         course::testing::ParamName());
+
+// ---- Exercises: the solution is checked; the starter, as shipped, must fail ------------------
+
+TEST(GpuExercise, TiledSolutionMatchesAtAwkwardShapes) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE("exercise 1 solution at " + text(s) + ", seed " + std::to_string(seed));
+    const Problem p = random_problem(s, seed);
+    const course::VerifyResult check =
+        matmul::verify_product(run_on_gpu(matmul::exercises::launch_tiled_solution, p), p.reference);
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+  const Problem p = integer_problem({1025, 777, 513}, 3);
+  const course::VerifyResult exact =
+      matmul::verify_exact(run_on_gpu(matmul::exercises::launch_tiled_solution, p), p.reference.c);
+  EXPECT_TRUE(exact.passed) << exact.summary();
+}
+
+TEST(GpuExercise, TiledStarterAsShippedFails) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // 16 x 16 threads per block, a kernel that still assumes 32 x 32: rows 16-31 of every 32 are
+  // never written and stay poisoned.
+  const Problem p = random_problem({64, 64, 64}, course::fresh_seed());
+  const course::VerifyResult check =
+      matmul::verify_product(run_on_gpu(matmul::exercises::launch_tiled_starter, p), p.reference);
+  EXPECT_FALSE(check.passed) << "the starter as shipped should not pass: " << check.summary();
+  EXPECT_GE(check.nan_count, p.reference.c.size() / 2) << "the elements the 16 x 16 blocks never reach stay NaN";
+}
+
+TEST(GpuCublas, RowMajorSgemmMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  course::CublasHandle handle;
+  for (const Shape& s : {Shape{1025, 777, 513}, Shape{1, 31, 33}}) {
+    SCOPED_TRACE(text(s));
+    const Problem p = random_problem(s, 6);
+    course::DeviceBuffer<float> a(p.a.size()), b(p.b.size()), c(static_cast<std::size_t>(s.m) * s.n);
+    a.copy_from_host(p.a);
+    b.copy_from_host(p.b);
+    course::Stream stream;
+    c.poison(stream.get());
+    course::sgemm_row_major(handle, s.m, s.n, s.k, a.data(), b.data(), c.data(), stream.get());
+    stream.synchronize();
+    std::vector<float> result(c.size());
+    c.copy_to_host(result);
+    const course::VerifyResult check = matmul::verify_product(result, p.reference);
+    EXPECT_TRUE(check.passed) << check.summary();
+  }
+}
+
+TEST(GpuCublas, CeilingIsPositive) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const course::Ceiling ceiling = course::measure_cublas_sgemm(256, 256, 256, {1, 3});
+  EXPECT_EQ(ceiling.name, "cublas_sgemm");
+  EXPECT_EQ(ceiling.unit, "GFLOP/s");
+  EXPECT_GT(ceiling.value, 0);
+}
+
+}  // namespace
