@@ -19,6 +19,7 @@
 #include "course/ceilings.hpp"
 #include "course/check.hpp"
 #include "course/cublas_ceiling.hpp"
+#include "course/device.hpp"
 #include "course/device_buffer.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    course::probe_gpu(0, /*required=*/true);  // no GPU: one line naming why, exit 3
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     int runtime = 0, driver = 0;
