@@ -1,7 +1,4 @@
 // Lesson 04's kernel table, built from kernels/registry.inc (one line per kernel).
-#include <stdexcept>
-#include <string>
-
 #include "matmul.hpp"
 
 namespace matmul {
@@ -16,11 +13,6 @@ constexpr course::KernelEntry<Launcher> kKernels[] = {
 
 std::span<const course::KernelEntry<Launcher>> kernels() { return kKernels; }
 
-const course::KernelEntry<Launcher>& kernel(std::string_view name) {
-  for (const auto& entry : kKernels) {
-    if (entry.name == name) return entry;
-  }
-  throw std::out_of_range("matmul: no kernel named " + std::string(name));
-}
+const course::KernelEntry<Launcher>& kernel(std::string_view name) { return course::find_kernel(kernels(), name); }
 
 }  // namespace matmul

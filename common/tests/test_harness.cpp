@@ -137,6 +137,8 @@ TEST(KernelRegistry, SelectsByNameInRegistryOrderOrAll) {
   EXPECT_EQ(picked[0]->name, "first") << "registry order, not command-line order";
   EXPECT_EQ(picked[1]->launch(1), 3);
   EXPECT_EQ(course::kernel_names(all), (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(course::find_kernel(all, "second").launch(1), 3);
+  EXPECT_THROW(course::find_kernel(all, "third"), std::out_of_range);
   try {
     course::select_kernels(all, {"third"});
     FAIL() << "an unknown kernel must be a usage error";

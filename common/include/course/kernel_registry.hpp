@@ -18,6 +18,7 @@
 #pragma once
 
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,15 @@ std::vector<std::string> kernel_names(std::span<const KernelEntry<Launcher>> ker
   std::vector<std::string> names;
   for (const auto& kernel : kernels) names.emplace_back(kernel.name);
   return names;
+}
+
+// The entry named `name` (std::out_of_range if there is none): a lesson's kernel(name).
+template <class Launcher>
+const KernelEntry<Launcher>& find_kernel(std::span<const KernelEntry<Launcher>> kernels, std::string_view name) {
+  for (const auto& kernel : kernels) {
+    if (kernel.name == name) return kernel;
+  }
+  throw std::out_of_range("no kernel named " + std::string(name));
 }
 
 // The kernels named in `requested`, in the registry's order; "all" (or nothing) selects every
