@@ -79,9 +79,9 @@ int run(int argc, char** argv) {
   lesson.cli().add_option("--block", launch.block_size, "threads per block of every kernel")
       ->check(CLI::Range(1, 1024))->capture_default_str();
   lesson.cli().add_option("--grid", launch.grid_size,
-                          "blocks of add_grid_stride and add_float4 (0 = as many as fit on the GPU at once)")
+                          "blocks of add_grid_stride and add_float4 (0 = as many as fit on the GPU at once; add_indexed and add_one_pass cover the array once)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()))->capture_default_str();
-  lesson.cli().add_option("--ilp", launch.ilp, "float4 groups each thread of add_float4 loads before adding: 1, 2 or 4")
+  lesson.cli().add_option("--ilp", launch.ilp, "float4 groups of a and of b each thread of add_float4 and add_one_pass loads before adding: 1, 2 or 4")
       ->check(CLI::IsMember({1, 2, 4}))->capture_default_str();
   lesson.cli().add_flag("--sweep-launch", sweep_launch,
                         "also run add_grid_stride at every block size (32 to 1024) and grid size, with its occupancy");

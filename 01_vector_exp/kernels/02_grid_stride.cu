@@ -30,10 +30,13 @@ constexpr std::size_t kWaves = 4;  // default grid: this many waves of resident 
 course::LaunchShape launch_grid_stride(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                        cudaStream_t stream) {
   if (n == 0) return {};
-  const std::size_t needed = course::blocks_to_cover(n, config.block_size);
-  const auto resident = static_cast<std::size_t>(
-      course::resident_blocks(reinterpret_cast<const void*>(exp_grid_stride), config.block_size));
-  const int grid = config.grid_size > 0 ? config.grid_size : static_cast<int>(std::min(needed, kWaves * resident));
+  int grid = config.grid_size;
+  if (grid <= 0) {  // the occupancy query only when no grid is given (never between timing events)
+    const std::size_t needed = course::blocks_to_cover(n, config.block_size);
+    const auto resident = static_cast<std::size_t>(
+        course::resident_blocks(reinterpret_cast<const void*>(exp_grid_stride), config.block_size));
+    grid = static_cast<int>(std::min(needed, kWaves * resident));
+  }
   exp_grid_stride<<<grid, config.block_size, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH("exp_grid_stride");
   return {grid, config.block_size};

@@ -80,11 +80,14 @@ course::LaunchShape launch_ilp(const float* x, float* y, std::size_t n, const La
   if (n == 0) return {};
   constexpr std::size_t kWaves = 4;
   const IlpKernel function = pick_ilp_kernel<kFast>(config.ilp);
-  const std::size_t per_thread = static_cast<std::size_t>(config.ilp);
-  const std::size_t needed = course::blocks_to_cover((n + per_thread - 1) / per_thread, config.block_size);
-  const auto resident =
-      static_cast<std::size_t>(course::resident_blocks(reinterpret_cast<const void*>(function), config.block_size));
-  const int grid = config.grid_size > 0 ? config.grid_size : static_cast<int>(std::min(needed, kWaves * resident));
+  int grid = config.grid_size;
+  if (grid <= 0) {  // the occupancy query only when no grid is given (never between timing events)
+    const std::size_t per_thread = static_cast<std::size_t>(config.ilp);
+    const std::size_t needed = course::blocks_to_cover((n + per_thread - 1) / per_thread, config.block_size);
+    const auto resident =
+        static_cast<std::size_t>(course::resident_blocks(reinterpret_cast<const void*>(function), config.block_size));
+    grid = static_cast<int>(std::min(needed, kWaves * resident));
+  }
   function<<<grid, config.block_size, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH("exp_grid_stride_kernel");
   return {grid, config.block_size};

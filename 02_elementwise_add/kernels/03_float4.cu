@@ -1,4 +1,4 @@
-// Lesson 02, step 3, the headline kernel: c = a + b with 16-byte float4 loads and stores.
+// Lesson 02, step 3: c = a + b with 16-byte float4 loads and stores.
 //
 // Teaches: the add is limited by memory, so the only way to make it faster is to keep the
 // memory system busier. Three things do that here:
