@@ -155,7 +155,9 @@ def plot_throughput(reports, out_dir):
         axes.plot(xs, ys, color="black", linestyle="--", linewidth=1.5, label=f"ceiling: {name} (same run)")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel(f"{reports[0]['size']['name']} (log scale)")
+    # A lesson with several dimensions (m, n, k) is swept along its --size shortcut: name them all.
+    dims = reports[0]["size"].get("dims") or {reports[0]["size"]["name"]: reports[0]["size"]["value"]}
+    axes.set_xlabel(f"{' = '.join(dims) if len(dims) > 1 else reports[0]['size']['name']} (log scale)")
     axes.set_ylabel(f"throughput ({unit}, log scale)")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=7, loc="best")
