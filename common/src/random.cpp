@@ -55,9 +55,6 @@ void fill_small_integers(std::span<float> values, std::uint64_t seed, int low, i
   fill_blocks(values, seed, std::uniform_int_distribution<int>(low, high));
 }
 
-void fill_integers(std::span<std::int32_t> values, std::uint64_t seed, std::int32_t low, std::int32_t high) {
-  fill_blocks(values, seed, std::uniform_int_distribution<std::int32_t>(low, high));
-}
 
 std::uint64_t fresh_seed() {
   std::random_device device;

@@ -190,12 +190,6 @@ double ulp_error(float value, double reference) {
   return std::fabs(static_cast<double>(value) - reference) / ulp_at<float>(reference);
 }
 
-double ulp_error_double(double value, double reference) {
-  if (std::isnan(value) || std::isnan(reference)) return std::numeric_limits<double>::quiet_NaN();
-  if (std::isinf(value) || std::isinf(reference)) return value == reference ? 0.0 : kInf;
-  return std::fabs(value - reference) / ulp_at<double>(reference);
-}
-
 std::string VerifyResult::summary() const {
   std::ostringstream out;
   out << (passed ? "passed" : "FAILED") << " (tolerance " << tolerance_text << "): ";

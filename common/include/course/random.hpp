@@ -18,7 +18,6 @@ void fill_uniform(std::span<double> values, std::uint64_t seed, double low, doub
 // Whole numbers in [low, high], stored as float: small integers make sums and products exact
 // in float, so a test can demand the bit-exact answer from every kernel.
 void fill_small_integers(std::span<float> values, std::uint64_t seed, int low, int high);
-void fill_integers(std::span<std::int32_t> values, std::uint64_t seed, std::int32_t low, std::int32_t high);
 
 // A seed that differs from run to run, for tests that want fresh inputs each time
 // (print it in the failure message so a failing case can be replayed).

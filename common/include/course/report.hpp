@@ -87,8 +87,6 @@ class Report {
   const Ceiling* row_ceiling(const Row& row) const;
   const std::vector<Ceiling>& ceilings() const { return ceilings_; }
   void set_title(std::string title) { title_ = std::move(title); }
-  // Every dimension of the problem ({"m", 4096}, ...), recorded in the JSON; by default the CLI's.
-  void set_dims(std::vector<std::pair<std::string, std::int64_t>> dims) { dims_ = std::move(dims); }
   const ThroughputUnit& unit() const { return unit_; }
   const Row* find_role(Role role) const;
   bool all_checks_passed() const;        // no verified row failed

@@ -82,10 +82,9 @@ void poison(std::span<std::uint32_t> values);
 void poison(std::span<std::uint16_t> values);
 void poison(std::span<std::uint8_t> values);
 
-// Error of `value` against `reference` in ULPs of float / double at the reference's magnitude
+// Error of `value` against `reference` in ULPs of float at the reference's magnitude
 // (0.5 means correctly rounded). NaN when either is NaN.
 double ulp_error(float value, double reference);
-double ulp_error_double(double value, double reference);
 
 // Fills reference[0, end - begin) for elements [begin, end). Called in blocks, from several
 // threads at once, so a reference can be computed on the fly without storing all of it.
