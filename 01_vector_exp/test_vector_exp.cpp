@@ -49,6 +49,43 @@ TEST(VectorExpCpu, ParallelEqualsSerialExactly) {
       << "the same function on the same inputs must give the same bits, whatever the thread count";
 }
 
+// The SIMD rows, with and without software prefetch: every element written (outputs start as
+// NaN), within the 4 ulp glibc promises for libmvec, at lengths that end in a partial vector and
+// lengths long enough for the prefetches to run ahead of the loop; all cores give the same bits.
+TEST(VectorExpCpu, SimdIsWithinFourUlpAtEveryLength) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const auto prefetch : {vector_exp::Prefetch::hardware_only, vector_exp::Prefetch::software}) {
+    for (std::size_t n : kSizes) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", seed = " + std::to_string(seed) + ", software prefetch " +
+                   (prefetch == vector_exp::Prefetch::software ? "on" : "off"));
+      const auto x = random_input(n, seed);
+      std::vector<float> serial(n, std::numeric_limits<float>::quiet_NaN()), parallel = serial;
+      vector_exp::exp_simd_serial(x, serial, prefetch);
+      const auto check = course::verify(serial, vector_exp::exp_reference(x), course::Tolerance::ulps(4));
+      EXPECT_TRUE(check.passed) << check.summary();
+      vector_exp::exp_simd_parallel(x, parallel, prefetch);
+      EXPECT_EQ(std::memcmp(serial.data(), parallel.data(), n * sizeof(float)), 0)
+          << "one core and all cores must give the same bits";
+    }
+  }
+}
+
+TEST(VectorExpCpu, SimdSpecialValuesInsideWholeVectors) {
+  // 32 elements: two whole AVX-512 vectors, so the special values go through the vector code.
+  std::vector<float> x(32, 0.5f);
+  x[3] = 0.0f;
+  x[9] = 89.0f;     // overflows float: +inf
+  x[17] = -110.0f;  // underflows to zero
+  x[30] = -std::numeric_limits<float>::infinity();
+  std::vector<float> y(x.size(), std::numeric_limits<float>::quiet_NaN());
+  vector_exp::exp_simd_serial(x, y);
+  EXPECT_EQ(y[3], 1.0f);
+  EXPECT_TRUE(std::isinf(y[9]) && y[9] > 0) << y[9];
+  EXPECT_EQ(y[17], 0.0f);
+  EXPECT_EQ(y[30], 0.0f);
+  EXPECT_TRUE(course::verify(y, vector_exp::exp_reference(x), course::Tolerance::ulps(4)).passed);
+}
+
 TEST(VectorExpCpu, ClosedFormValues) {
   const std::vector<float> x = {0.0f, 1.0f, -1.0f, std::log(2.0f), 88.0f, -87.0f, 89.0f, -110.0f};
   std::vector<float> y(x.size());

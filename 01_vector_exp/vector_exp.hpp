@@ -21,9 +21,11 @@ namespace vector_exp {
 // ---- CPU ----------------------------------------------------------------------------------
 void exp_serial(std::span<const float> x, std::span<float> y);    // one thread, std::exp (scalar)
 void exp_parallel(std::span<const float> x, std::span<float> y);  // all cores, OpenMP, scalar
-// SIMD with glibc's vector expf (vector_exp_simd.cpp): the CPU rows the GPU is compared with.
-void exp_simd_serial(std::span<const float> x, std::span<float> y);
-void exp_simd_parallel(std::span<const float> x, std::span<float> y);
+// SIMD with glibc's vector expf (vector_exp_simd.cpp): the CPU rows the GPU is compared with
+// use software prefetch; without it (hardware prefetchers only) is a teaching row.
+enum class Prefetch { hardware_only, software };
+void exp_simd_serial(std::span<const float> x, std::span<float> y, Prefetch prefetch = Prefetch::software);
+void exp_simd_parallel(std::span<const float> x, std::span<float> y, Prefetch prefetch = Prefetch::software);
 const char* simd_width_name();  // "AVX2, 8 lanes", ...
 
 // exp(x) in double precision, computed block by block while verifying (never stored whole).

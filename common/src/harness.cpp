@@ -1,6 +1,7 @@
 // The lesson harness: poison -> run -> verify -> time -> row, for every declared variant.
 #include "course/harness.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 
@@ -115,7 +116,12 @@ void Lesson::add_fma_ceiling(Precision precision) {
 
 void Lesson::add_host_copy_ceiling(double bytes) {
   add_ceiling(Target::cpu, [this, bytes] {
-    return measure_host_copy(static_cast<std::size_t>(bytes), options().cpu_repeat());
+    // At least 10 repetitions, whatever --cpu-reps says: every CPU row is divided by this one
+    // number, and a shared host's memory is noisy. A copy is cheap next to the rows it serves.
+    RepeatOptions repeat = options().cpu_repeat();
+    repeat.warmup = 1;
+    repeat.reps = std::max(repeat.reps, 10);
+    return measure_host_copy(static_cast<std::size_t>(bytes), repeat);
   });
 }
 
