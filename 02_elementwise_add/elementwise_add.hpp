@@ -24,6 +24,9 @@ namespace elementwise_add {
 // ---- CPU ----------------------------------------------------------------------------------
 void add_serial(std::span<const float> a, std::span<const float> b, std::span<float> c);    // one thread
 void add_parallel(std::span<const float> a, std::span<const float> b, std::span<float> c);  // all cores, OpenMP
+// The same with software prefetch (2 KiB ahead): the CPU rows the GPU's speedups are quoted against.
+void add_prefetch_serial(std::span<const float> a, std::span<const float> b, std::span<float> c);
+void add_prefetch_parallel(std::span<const float> a, std::span<const float> b, std::span<float> c);
 void multiply_serial(std::span<const float> a, std::span<const float> b, std::span<float> dest);  // part 1
 
 // a + b computed in double and rounded to float once, block by block while verifying. It is the

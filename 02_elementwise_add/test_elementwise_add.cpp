@@ -82,6 +82,20 @@ TEST(ElementwiseAddCpu, ParallelEqualsSerialExactly) {
       << "one IEEE add per element gives the same bits, whatever the thread count";
 }
 
+TEST(ElementwiseAddCpu, PrefetchingVersionsEqualSerialExactlyAtEverySize) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE(trace(n, seed));
+    const Inputs inputs = random_inputs(n, seed);
+    const std::vector<float> expected = cpu_sum(inputs);
+    std::vector<float> serial(n, kNaN), parallel(n, kNaN);  // NaN: an element left unwritten fails
+    elementwise_add::add_prefetch_serial(inputs.a, inputs.b, serial);
+    elementwise_add::add_prefetch_parallel(inputs.a, inputs.b, parallel);
+    EXPECT_TRUE(same_bits(serial, expected)) << "prefetching, one thread";
+    EXPECT_TRUE(same_bits(parallel, expected)) << "prefetching, all threads";
+  }
+}
+
 TEST(ElementwiseAddCpu, ReferenceIsTheCorrectlyRoundedFloatSum) {
   // Cases where the exact sum is not a float: rounding to nearest, ties to even, subnormals,
   // overflow to infinity. The double reference rounded once must agree with the float add.

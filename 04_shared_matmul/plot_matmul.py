@@ -25,7 +25,9 @@ def provenance(report):
     gpu = report.get("gpu", {})
     device = gpu.get("name") or "no GPU"
     cuda = f", CUDA {gpu['runtime_cuda_version']}" if gpu.get("runtime_cuda_version") else ""
-    return f"{device}{cuda}, {report.get('date', '')[:10]}"
+    host = report.get("host")  # absent in reports written before the host was recorded
+    host = f"; host {host['cpu']} ({host['logical_cpus']} CPUs)" if host else ""
+    return f"{device}{cuda}{host}, {report.get('date', '')[:10]}"
 
 
 def draw_sweep(report, out_dir):

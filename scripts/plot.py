@@ -96,7 +96,9 @@ def provenance(report):
     gpu = report["gpu"]
     device = gpu["name"] or "no GPU"
     cuda = f", CUDA {gpu['runtime_cuda_version']}" if gpu["runtime_cuda_version"] else ""
-    return f"{device}{cuda}, {report['date'][:10]}"
+    host = report.get("host")  # absent in reports written before the host was recorded
+    host = f"; host {host['cpu']} ({host['logical_cpus']} CPUs)" if host else ""
+    return f"{device}{cuda}{host}, {report['date'][:10]}"
 
 
 def ran(row):

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "course/check.hpp"
 #include "course/format.hpp"
@@ -164,6 +165,37 @@ std::size_t available_host_memory() {
     if (key == "MemAvailable:") return kib * 1024;
   }
   return 0;
+}
+
+HostInfo describe_host() {
+  HostInfo host;
+  host.logical_cpus = std::thread::hardware_concurrency();
+  // x86 writes "model name", 64-bit ARM kernels often only "Model" (a board) or nothing.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (host.cpu.empty() && std::getline(cpuinfo, line)) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key != "model name" && key != "Model") continue;
+    std::string value;  // the name, with runs of spaces collapsed (some CPUs pad theirs)
+    for (const char c : line.substr(colon + 1)) {
+      if (c == ' ' || c == '\t') {
+        if (!value.empty() && value.back() != ' ') value += ' ';
+      } else {
+        value += c;
+      }
+    }
+    if (!value.empty() && value.back() == ' ') value.pop_back();
+    host.cpu = value;
+  }
+  if (host.cpu.empty()) host.cpu = "unknown CPU";
+  return host;
+}
+
+std::string HostInfo::one_line() const {
+  return cpu + (logical_cpus ? ", " + std::to_string(logical_cpus) + " logical CPUs" : std::string());
 }
 
 void require_host_memory(std::size_t bytes, const std::string& what) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "course/device.hpp"
 #include "course/errors.hpp"
 #include "course/format.hpp"
 
@@ -168,7 +169,7 @@ void Report::print(std::ostream& out) const {
   } else {
     out << "  GPU      none usable: " << gpu_.reason << "\n";
   }
-  out << "  CPU      " << options_.cpu_threads() << " OpenMP threads\n";
+  out << "  CPU      " << describe_host().one_line() << "; " << options_.cpu_threads() << " OpenMP threads\n";
   out << "  timing   GPU: median of " << options_.reps << " after " << options_.warmup << " warm-up runs, L2 "
       << (options_.flush_l2 ? "flushed before each" : "left warm") << "; CPU: median of " << options_.cpu_reps
       << "\n";
@@ -312,6 +313,7 @@ nlohmann::json Report::to_json() const {
       {"gpu_skipped_reason", gpu_skipped},
       {"verified", all_checks_passed()}};
 
+  const HostInfo host = describe_host();
   return {{"schema", "cuda-course-report/1"},
           {"lesson", lesson_},
           {"title", title_},
@@ -326,6 +328,7 @@ nlohmann::json Report::to_json() const {
            {{"cuda_architectures", COURSE_CUDA_ARCHITECTURES}, {"build_type", COURSE_BUILD_TYPE},
             {"cuda_compiler_version", COURSE_CUDA_COMPILER_VERSION}}},
           {"gpu", gpu},
+          {"host", {{"cpu", host.cpu}, {"logical_cpus", host.logical_cpus}}},
           {"throughput_unit", unit_.name},
           {"work_unit", unit_.work_name},
           {"ceilings", ceilings},

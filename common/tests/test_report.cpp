@@ -101,6 +101,18 @@ TEST(Report, TableShowsSkipsCeilingsAndReasons) {
   EXPECT_NE(table.find("100.0%"), std::string::npos) << table;
 }
 
+TEST(Report, NamesTheHostCpuInTheTableAndTheJson) {
+  const course::HostInfo host = course::describe_host();
+  EXPECT_FALSE(host.cpu.empty());
+  EXPECT_GT(host.logical_cpus, 0u);
+  std::ostringstream text;
+  make_report(false).print(text);
+  EXPECT_NE(text.str().find("  CPU      " + host.one_line() + "; "), std::string::npos) << text.str();
+  const json j = make_report(false).to_json();
+  EXPECT_EQ(j["host"]["cpu"], host.cpu);
+  EXPECT_EQ(j["host"]["logical_cpus"], host.logical_cpus);
+}
+
 TEST(Report, ACheckWithoutTimingJoinsTheVerdict) {
   course::Report report = make_report(false);
   course::VerifyResult failed;

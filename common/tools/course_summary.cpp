@@ -119,7 +119,11 @@ int run(int argc, char** argv) {
                    report["gpu"]["runtime_cuda_version"].get<std::string>();
       }
     }
-    if (cpu_line.empty()) cpu_line = std::to_string(summary["cpu_threads"].get<int>()) + " CPU threads";
+    if (cpu_line.empty()) {
+      // Reports written before the host was recorded have no "host".
+      const std::string host = report.contains("host") ? report["host"]["cpu"].get<std::string>() + ", " : "";
+      cpu_line = host + std::to_string(summary["cpu_threads"].get<int>()) + " CPU threads";
+    }
     table.push_back(std::move(row));
   }
   for (const std::string& item : missing) {

@@ -63,4 +63,13 @@ void require_host_memory(std::size_t bytes, const std::string& what);
 // Free bytes reported by the OS (MemAvailable), 0 if unknown.
 std::size_t available_host_memory();
 
+// The host's CPU, to label results with: its model name as the OS reports it ("unknown CPU"
+// where it does not) and how many logical CPUs the OS shows this process's machine.
+struct HostInfo {
+  std::string cpu;
+  unsigned logical_cpus = 0;
+  std::string one_line() const;  // "Intel(R) Xeon(R) Processor, 16 logical CPUs"
+};
+HostInfo describe_host();
+
 }  // namespace course
