@@ -26,8 +26,8 @@ def provenance(report):
     device = gpu.get("name") or "no GPU"
     cuda = f", CUDA {gpu['runtime_cuda_version']}" if gpu.get("runtime_cuda_version") else ""
     host = report.get("host")  # absent in reports written before the host was recorded
-    host = f"; host {host['cpu']} ({host['logical_cpus']} CPUs)" if host else ""
-    return f"{device}{cuda}{host}, {report.get('date', '')[:10]}"
+    host = f"\nhost: {host['cpu']} ({host['logical_cpus']} CPUs)" if host else ""
+    return f"{device}{cuda}, {report.get('date', '')[:10]}{host}"
 
 
 def draw_sweep(report, out_dir):

@@ -97,8 +97,8 @@ def provenance(report):
     device = gpu["name"] or "no GPU"
     cuda = f", CUDA {gpu['runtime_cuda_version']}" if gpu["runtime_cuda_version"] else ""
     host = report.get("host")  # absent in reports written before the host was recorded
-    host = f"; host {host['cpu']} ({host['logical_cpus']} CPUs)" if host else ""
-    return f"{device}{cuda}{host}, {report['date'][:10]}"
+    host = f"\nhost: {host['cpu']} ({host['logical_cpus']} CPUs)" if host else ""
+    return f"{device}{cuda}, {report['date'][:10]}{host}"
 
 
 def ran(row):
