@@ -30,7 +30,14 @@ endforeach()
 # build's: one test for the course pages and one per lesson built (its docs page and its README
 # together, so a command shown in both runs once). No GPU lock: nothing in them is timed against
 # a bar, and on a GPU machine the lessons' documented runs take minutes one after another.
-set(doc_groups "course=README.md,docs/README.md")
+function(course_add_doc_commands_test name)  # ARGN: the pages, relative to the checkout
+  add_test(NAME docs.commands.${name}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands
+             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${ARGN})
+  set_tests_properties(docs.commands.${name} PROPERTIES LABELS cpu TIMEOUT 1200)
+endfunction()
+
+course_add_doc_commands_test(course README.md docs/README.md)
 file(GLOB lesson_folders RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/[0-9][0-9]_*)
 foreach(lesson IN LISTS lesson_folders)
   if(NOT TARGET ${lesson})
@@ -43,19 +50,8 @@ foreach(lesson IN LISTS lesson_folders)
     endif()
   endforeach()
   if(pages)
-    string(REPLACE ";" "," pages "${pages}")
-    list(APPEND doc_groups "${lesson}=${pages}")
+    course_add_doc_commands_test(${lesson} ${pages})
   endif()
-endforeach()
-foreach(group IN LISTS doc_groups)
-  string(REPLACE "=" ";" group "${group}")
-  list(GET group 0 group_name)
-  list(GET group 1 group_pages)
-  string(REPLACE "," ";" group_pages "${group_pages}")
-  add_test(NAME docs.commands.${group_name}
-           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands
-             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${group_pages})
-  set_tests_properties(docs.commands.${group_name} PROPERTIES LABELS cpu TIMEOUT 1200)
 endforeach()
 
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
