@@ -21,7 +21,7 @@ foreach(case IN ITEMS fixture entities truncated missing no_file_given)
   set_tests_properties(common.test_summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
 endforeach()
 
-foreach(case IN ITEMS missing_values plot_errors progress)
+foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command)
   add_test(NAME scripts.${case} COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh ${case})
   set_tests_properties(scripts.${case} PROPERTIES LABELS cpu TIMEOUT 120)
 endforeach()
