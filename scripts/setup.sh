@@ -126,7 +126,7 @@ course_report_left_out() {
   local preset="$1"
   local file="$course_root/build/$preset/left-out.txt"
   [ -s "$file" ] || return 0
-  echo "== left out of this build ($(wc -l <"$file") part(s); install the packages named, then run this again):"
+  echo "== left out of this build (install the Debian packages named, then run this again):"
   sed 's/^/   /' "$file"
 }
 
