@@ -100,6 +100,8 @@ endfunction()
 
 # OpenBLAS: the tuned CPU BLAS that lesson 04's GPU matrix product is compared with. Debian
 # keeps each threading flavour in its own folder (openblas-pthread, ...), chosen by alternatives.
+# course::OpenBLAS gives its header and the library's path, not a link: lesson 04 loads it at
+# run time (04_shared_matmul/openblas.cpp), after choosing the kernels it should use.
 find_path(COURSE_OPENBLAS_INCLUDE_DIR cblas.h
           PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread aarch64-linux-gnu/openblas-pthread openblas-pthread openblas)
 find_library(COURSE_OPENBLAS_LIBRARY NAMES openblas
@@ -107,7 +109,8 @@ find_library(COURSE_OPENBLAS_LIBRARY NAMES openblas
 if(COURSE_OPENBLAS_INCLUDE_DIR AND COURSE_OPENBLAS_LIBRARY)
   add_library(course::OpenBLAS INTERFACE IMPORTED GLOBAL)
   target_include_directories(course::OpenBLAS SYSTEM INTERFACE ${COURSE_OPENBLAS_INCLUDE_DIR})
-  target_link_libraries(course::OpenBLAS INTERFACE ${COURSE_OPENBLAS_LIBRARY})
+  target_compile_definitions(course::OpenBLAS INTERFACE COURSE_OPENBLAS_LIBRARY_PATH="${COURSE_OPENBLAS_LIBRARY}")
+  target_link_libraries(course::OpenBLAS INTERFACE ${CMAKE_DL_LIBS})
   set(_course_openblas_found ON)
 else()
   set(_course_openblas_found OFF)
