@@ -127,7 +127,11 @@ endforeach()
 if(COURSE_FFTW_INCLUDE_DIR AND COURSE_FFTW_fftw3f_LIBRARY AND COURSE_FFTW_fftw3_LIBRARY AND
    COURSE_FFTW_fftw3f_omp_LIBRARY AND COURSE_FFTW_fftw3_omp_LIBRARY)
   add_library(course::FFTW INTERFACE IMPORTED GLOBAL)
-  target_include_directories(course::FFTW SYSTEM INTERFACE ${COURSE_FFTW_INCLUDE_DIR})
+  # Debian's fftw3.h is in /usr/include: naming that folder again (-isystem) would reorder the
+  # compilers' own search path (nvcc's too), so only another folder is added.
+  if(NOT COURSE_FFTW_INCLUDE_DIR STREQUAL "/usr/include")
+    target_include_directories(course::FFTW SYSTEM INTERFACE ${COURSE_FFTW_INCLUDE_DIR})
+  endif()
   # The threaded libraries come first: they call into the plain ones.
   target_link_libraries(course::FFTW INTERFACE ${COURSE_FFTW_fftw3f_omp_LIBRARY} ${COURSE_FFTW_fftw3_omp_LIBRARY}
                                                ${COURSE_FFTW_fftw3f_LIBRARY} ${COURSE_FFTW_fftw3_LIBRARY})
