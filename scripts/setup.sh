@@ -74,7 +74,8 @@ course_ensure_base_tools() {
 # The Debian packages a configure found missing, required and optional, on one line.
 course_missing_packages() {
   local folder="$1"
-  cat "$folder/missing-debian-packages.txt" "$folder/missing-optional-debian-packages.txt" 2>/dev/null |
+  # Either list may be absent (nothing missing): that is no error under the scripts' `set -e`.
+  { cat "$folder/missing-debian-packages.txt" "$folder/missing-optional-debian-packages.txt" 2>/dev/null || true; } |
     tr ' ' '\n' | awk 'NF && !seen[$0]++' | paste -sd ' ' -
 }
 

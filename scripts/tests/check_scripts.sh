@@ -131,7 +131,8 @@ fake_configure() {
   : >"$work/calls"
   capture env PATH="$work/fakebin:$PATH" FAKE_UID="$1" FAKE_INSTALLED="$work/installed" FAKE_CALLS="$work/calls" \
     FAKE_REQUIRED="req-a req-b" FAKE_OPTIONAL="opt-c opt-d" \
-    bash -c 'source "$1"; course_prepare_build_dir; course_configure release; echo "configured"' _ "$work/copy/scripts/setup.sh"
+    bash -c 'set -euo pipefail; source "$1"; course_prepare_build_dir; course_configure release; echo "configured"' \
+    _ "$work/copy/scripts/setup.sh"  # with the options the course's scripts run under
 }
 
 case_configure_installs() {
