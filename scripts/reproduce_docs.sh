@@ -56,7 +56,7 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
   fi
   if [ -x "$bin/02_elementwise_add" ]; then
     run 02_default "$bin/02_elementwise_add" || status=1
-    run 02_2e26_sweep "$bin/02_elementwise_add" -l 67108864 --sweep-launch || status=1
+    run 02_2e26_sweep "$bin/02_elementwise_add" -l 67108864 --sweep launch || status=1
     run 02_2e28 "$bin/02_elementwise_add" -l 268435456 || status=1
   fi
   if [ -x "$bin/03_streams" ]; then
