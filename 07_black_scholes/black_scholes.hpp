@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "course/verify.hpp"
+#include "course/kernel_registry.hpp"
 #include "formula.hpp"
-#include "registry_staging.hpp"
 
 namespace black_scholes {
 
@@ -154,7 +154,14 @@ PriceTolerances price_tolerances(Inputs<T> in, Market market, double factor);
 template <class T>
 course::VerifyResult verify_prices(std::span<const T> prices, const course::ReferenceBlock& reference,
                                    const PriceTolerance& tolerance);
-// A stored long double reference, read in blocks (rounded to double: half an ulp of double).
+// Double prices against the long double reference itself (no rounding of the reference to double).
+course::VerifyResult verify_prices(std::span<const double> prices, const course::LongReferenceBlock& reference,
+                                   const PriceTolerance& tolerance);
+// Against a stored long double reference: as long double for double prices, rounded to double for float.
+template <class T>
+course::VerifyResult verify_prices(std::span<const T> prices, std::span<const long double> reference,
+                                   const PriceTolerance& tolerance);
+// A stored long double reference, read in blocks, rounded to double (for float results).
 course::ReferenceBlock reference_block(std::span<const long double> reference);
 
 // ---- GPU ------------------------------------------------------------------------------------
@@ -181,7 +188,7 @@ PricingArgs<T> make_args(const T* price, const T* strike, const T* years, T* cal
 // Every kernel's launcher: prices args.count options in `stream`, launch checked; one per precision.
 template <class T>
 using PriceFn = void (*)(const PricingArgs<T>& args, cudaStream_t stream);
-using Launcher = staging::TypedLauncher<PriceFn>;
+using Launcher = course::TypedLauncher<PriceFn>;
 
 #define COURSE_KERNEL(name, summary, ...) \
   template <class T>                      \
@@ -190,12 +197,27 @@ using Launcher = staging::TypedLauncher<PriceFn>;
 #undef COURSE_KERNEL
 
 // The registry: every kernel above, in the order of the progression, with its traits.
-inline constexpr staging::KernelEntry<Launcher> kKernelTable[] = {
+inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #define COURSE_KERNEL COURSE_TYPED_KERNEL_ENTRY
 #include "kernels/registry.inc"
 #undef COURSE_KERNEL
 };
-inline std::span<const staging::KernelEntry<Launcher>> kernels() { return kKernelTable; }
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)  // kernels() and kernel(name)
+
+// The registry as a run sees it (--precision): each kernel keeps only the precisions asked for,
+// and a kernel left with none is dropped.
+inline std::vector<course::KernelEntry<Launcher>> restrict_precisions(
+    std::span<const course::KernelEntry<Launcher>> table, bool f32, bool f64) {
+  const unsigned wanted = (f32 ? 1u : 0u) | (f64 ? 2u : 0u);
+  std::vector<course::KernelEntry<Launcher>> kept;
+  for (auto entry : table) {
+    const unsigned left = static_cast<unsigned>(entry.traits.precisions) & wanted;
+    if (left == 0) continue;
+    entry.traits.precisions = static_cast<course::Precisions>(left);
+    kept.push_back(entry);
+  }
+  return kept;
+}
 
 inline constexpr int kDefaultBlock = 256;  // threads per block when args.block_size is 0
 

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 
 #include "black_scholes.hpp"
 
@@ -202,16 +203,40 @@ PriceTolerances price_tolerances(Inputs<T> in, Market market, double factor) {
   return tolerances;
 }
 
-template <class T>
-course::VerifyResult verify_prices(std::span<const T> prices, const course::ReferenceBlock& reference,
-                                   const PriceTolerance& tolerance) {
-  course::VerifyResult result = course::verify(prices, reference, course::Tolerance::relative(0, tolerance.max_abs));
+namespace {
+
+// The element check is course::verify's; the relative L1 norm is held to its bound here.
+course::VerifyResult with_l1_bound(course::VerifyResult result, const PriceTolerance& tolerance) {
   result.tolerance_text = tolerance.describe();
   if (result.passed && !(result.rel_l1_error <= tolerance.max_rel_l1)) {
     result.passed = false;
     result.tolerance_text += "; rel L1 " + sci(result.rel_l1_error) + " is over it";
   }
   return result;
+}
+
+}  // namespace
+
+template <class T>
+course::VerifyResult verify_prices(std::span<const T> prices, const course::ReferenceBlock& reference,
+                                   const PriceTolerance& tolerance) {
+  return with_l1_bound(course::verify(prices, reference, course::Tolerance::relative(0, tolerance.max_abs)), tolerance);
+}
+
+course::VerifyResult verify_prices(std::span<const double> prices, const course::LongReferenceBlock& reference,
+                                   const PriceTolerance& tolerance) {
+  course::VerifyResult result = course::verify(prices, reference, course::Tolerance::relative(0, tolerance.max_abs));
+  return with_l1_bound(std::move(result), tolerance);
+}
+
+template <class T>
+course::VerifyResult verify_prices(std::span<const T> prices, std::span<const long double> reference,
+                                   const PriceTolerance& tolerance) {
+  if constexpr (std::is_same_v<T, double>) {
+    return verify_prices(prices, course::long_reference_of(reference), tolerance);
+  } else {
+    return verify_prices<T>(prices, reference_block(reference), tolerance);
+  }
 }
 
 course::ReferenceBlock reference_block(std::span<const long double> reference) {
@@ -229,6 +254,10 @@ template PriceTolerances price_tolerances<double>(Inputs<double>, Market, double
 template course::VerifyResult verify_prices<float>(std::span<const float>, const course::ReferenceBlock&,
                                                    const PriceTolerance&);
 template course::VerifyResult verify_prices<double>(std::span<const double>, const course::ReferenceBlock&,
+                                                    const PriceTolerance&);
+template course::VerifyResult verify_prices<float>(std::span<const float>, std::span<const long double>,
+                                                   const PriceTolerance&);
+template course::VerifyResult verify_prices<double>(std::span<const double>, std::span<const long double>,
                                                     const PriceTolerance&);
 
 }  // namespace black_scholes

@@ -79,8 +79,10 @@ template <class T>
 std::string failures(const OptionSet<T>& options, Market market, const Result<T>& result, double factor) {
   const Priced reference = reference_of(options, market);
   const PriceTolerances tolerances = price_tolerances(options.inputs(), market, factor);
-  const auto call = verify_prices<T>(result.call, reference_block(reference.call), tolerances.call);
-  const auto put = verify_prices<T>(result.put, reference_block(reference.put), tolerances.put);
+  const auto call = verify_prices<T>(std::span<const T>(result.call), std::span<const long double>(reference.call),
+                                     tolerances.call);
+  const auto put = verify_prices<T>(std::span<const T>(result.put), std::span<const long double>(reference.put),
+                                    tolerances.put);
   std::string text;
   if (!call.passed) text += "call: " + call.summary() + "\n";
   if (!put.passed) text += "put: " + put.summary() + "\n";
@@ -425,7 +427,8 @@ TEST(BlackScholesWrongNorm, ASystematicErrorFailsTheL1NormAlone) {
   const PriceTolerances tolerances = price_tolerances(options.inputs(), market, kAccurateFactor);
   for (float& call : result.call) call += static_cast<float>(0.9 * tolerances.call.max_abs);
   const Priced reference = reference_of(options, market);
-  const auto check = verify_prices<float>(result.call, reference_block(reference.call), tolerances.call);
+  const auto check = verify_prices<float>(std::span<const float>(result.call),
+                                          std::span<const long double>(reference.call), tolerances.call);
   EXPECT_FALSE(check.passed) << check.summary();
   EXPECT_EQ(check.mismatches, 0u) << "every element is within the bound: only the norm catches it";
   EXPECT_NE(check.tolerance_text.find("rel L1"), std::string::npos) << check.summary();
@@ -434,13 +437,13 @@ TEST(BlackScholesWrongNorm, ASystematicErrorFailsTheL1NormAlone) {
 // ---- The registry ---------------------------------------------------------------------------------
 
 TEST(BlackScholesRegistry, OneHeadlinePerPrecisionAndNamesUnique) {
-  const auto names = staging::kernel_names(kernels());
+  const auto names = course::kernel_names(kernels());
   ASSERT_GE(names.size(), 3u);
   EXPECT_EQ(names.front(), "classic") << "the progression starts with the classic kernel";
-  for (const auto precision : {staging::Precision::fp32, staging::Precision::fp64}) {
+  for (const auto precision : {course::Precision::fp32, course::Precision::fp64}) {
     int headlines = 0;
     for (const auto& kernel : kernels()) {
-      headlines += kernel.traits.headline && staging::includes(kernel.traits.precisions, precision);
+      headlines += kernel.traits.headline && course::includes(kernel.traits.precisions, precision);
     }
     EXPECT_EQ(headlines, 1);
   }
@@ -532,7 +535,7 @@ Result<T> run_on_gpu(PriceFn<T> launch, const OptionSet<T>& options, Market mark
 // Every kernel in kernels/registry.inc, in each precision its traits name, without naming any.
 class GpuBlackScholesKernels : public ::testing::TestWithParam<std::string> {
  protected:
-  const staging::KernelEntry<Launcher>& entry() const {
+  const course::KernelEntry<Launcher>& entry() const {
     for (const auto& kernel : kernels()) {
       if (kernel.name == GetParam()) return kernel;
     }
@@ -540,8 +543,8 @@ class GpuBlackScholesKernels : public ::testing::TestWithParam<std::string> {
   }
   template <class T>
   bool runs_in() const {
-    return staging::includes(entry().traits.precisions,
-                             std::is_same_v<T, float> ? staging::Precision::fp32 : staging::Precision::fp64);
+    return course::includes(entry().traits.precisions,
+                             std::is_same_v<T, float> ? course::Precision::fp32 : course::Precision::fp64);
   }
   template <class T>
   void check_counts() {
@@ -611,7 +614,7 @@ TEST_P(GpuBlackScholesKernels, AnyBlockSizeAndMisalignedArrays) {
   check_blocks_and_offsets<double>();
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, GpuBlackScholesKernels, ::testing::ValuesIn(staging::kernel_names(kernels())),
+INSTANTIATE_TEST_SUITE_P(Registry, GpuBlackScholesKernels, ::testing::ValuesIn(course::kernel_names(kernels())),
                          course::testing::ParamName());
 
 TEST(GpuBlackScholes, AShortLaunchLeavesPoisonThatFails) {
