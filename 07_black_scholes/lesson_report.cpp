@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "course/format.hpp"
+
 namespace black_scholes {
 
 namespace {
@@ -64,7 +66,7 @@ void print_accuracy(const nlohmann::json& accuracy) {
     const auto& model = group["model_error"];
     std::printf("\n%s, %s options\nModel error (polynomial CND against exact N(d), both in long double): "
                 "call max abs %.2e, rel L1 %.2e; put max abs %.2e, rel L1 %.2e (bound 7.5e-8 (S + X e^-rT) = %.2e)\n",
-                group["group"].get<std::string>().c_str(), std::to_string(group["options"].get<std::size_t>()).c_str(),
+                group["group"].get<std::string>().c_str(), course::format_count(group["options"].get<std::size_t>()).c_str(),
                 model["call"]["max_abs"].get<double>(), model["call"]["rel_l1"].get<double>(),
                 model["put"]["max_abs"].get<double>(), model["put"]["rel_l1"].get<double>(), model["bound"].get<double>());
     std::printf("Arithmetic error: each row against the same formula in long double, held to |error| <= K u kappa\n");
@@ -73,10 +75,10 @@ void print_accuracy(const nlohmann::json& accuracy) {
                   bound["factor"].get<double>(), bound["max_abs"].get<double>(), bound["max_kappa"].get<double>(),
                   bound["call_rel_l1"].get<double>(), bound["put_rel_l1"].get<double>());
     }
-    std::printf("  %-50s %3s %10s %11s | %9s %9s | %9s %9s\n", "variant", "K", "ms", "options/s", "call abs",
+    std::printf("  %-54s %3s %10s %11s | %9s %9s | %9s %9s\n", "variant", "K", "ms", "options/s", "call abs",
                 "call L1", "put abs", "put L1");
     for (const auto& row : group["rows"]) {
-      std::printf("  %-50s %3g %10.4g %11.4g | %9.2e %9.2e | %9.2e %9.2e\n", row["variant"].get<std::string>().c_str(),
+      std::printf("  %-54s %3g %10.4g %11.4g | %9.2e %9.2e | %9.2e %9.2e\n", row["variant"].get<std::string>().c_str(),
                   row["factor"].get<double>(), row["ms"].get<double>(), row["options_per_s"].get<double>(),
                   row["call"]["max_abs"].get<double>(), row["call"]["rel_l1"].get<double>(),
                   row["put"]["max_abs"].get<double>(), row["put"]["rel_l1"].get<double>());
