@@ -94,9 +94,9 @@ inline unsigned checked_grid(std::size_t blocks, const char* kernel) {
 inline constexpr int kOptionsPerThread = 4;
 
 // __launch_bounds__(1024): any block size a user asks for must launch. Left to itself, ptxas
-// gives the double version 70 registers per thread, and a block of 1,024 threads would then need
-// 71,680 of the SM's 65,536: the launch would fail ("too many resources requested"). With the
-// bound it stays at or below 64.
+// gives the double version with the shared_exp pricer (the vector kernels' fallback) 70 registers
+// per thread, and a block of 1,024 threads would then need 71,680 of the SM's 65,536: the launch
+// would fail ("too many resources requested"). With the bound it stays at or below 64.
 template <class T, class Pricer, int kPerThread>
 __global__ void __launch_bounds__(1024) ilp_kernel(Arrays<T> a, std::size_t n, Coefficients<T> market) {
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kPerThread * blockDim.x;
