@@ -64,12 +64,13 @@ nlohmann::json report_accuracy(const course::Report& report, const std::vector<G
 void print_accuracy(const nlohmann::json& accuracy) {
   for (const auto& group : accuracy) {
     const auto& model = group["model_error"];
-    std::printf("\n%s, %s options\nModel error (polynomial CND against exact N(d), both in long double): "
-                "call max abs %.2e, rel L1 %.2e; put max abs %.2e, rel L1 %.2e (bound 7.5e-8 (S + X e^-rT) = %.2e)\n",
-                group["group"].get<std::string>().c_str(), course::format_count(group["options"].get<std::size_t>()).c_str(),
+    const std::string options = course::format_count(group["options"].get<std::size_t>());
+    std::printf("\n%s, %s options\n", group["group"].get<std::string>().c_str(), options.c_str());
+    std::printf("Model error (polynomial CND against exact N(d), both in long double): call max abs %.2e, rel L1 %.2e; "
+                "put max abs %.2e, rel L1 %.2e (bound 7.5e-8 (S + X e^-rT) = %.2e)\n",
                 model["call"]["max_abs"].get<double>(), model["call"]["rel_l1"].get<double>(),
                 model["put"]["max_abs"].get<double>(), model["put"]["rel_l1"].get<double>(), model["bound"].get<double>());
-    std::printf("Arithmetic error: each row against the same formula in long double, held to |error| <= K u kappa\n");
+    std::printf("Arithmetic error: each row against the same formula in long double, |error| <= K u kappa\n");
     for (const auto& bound : group["bounds"]) {
       std::printf("  K = %g: abs <= %.2e (max kappa %.1f), rel L1 <= %.2e (call), %.2e (put)\n",
                   bound["factor"].get<double>(), bound["max_abs"].get<double>(), bound["max_kappa"].get<double>(),

@@ -44,20 +44,23 @@ struct Settings {
   int block = 0;       // 0: each kernel's own choice
   bool classic = false;
   std::vector<std::string> kernels;
+  // --iterations as the harness's repetitions (warm-up runs as usual); unset: the shared flags.
+  std::optional<course::RepeatOptions> repeat(const course::RepeatOptions& usual) const {
+    return iterations > 0 ? std::optional(course::RepeatOptions{usual.warmup, iterations}) : std::nullopt;
+  }
 };
 
 // A finite number in [low, high]: NaN, infinities and words are refused with the flag's name.
 CLI::Validator number_between(double low, double high) {
   char range[64];
   std::snprintf(range, sizeof range, "%g to %g", low, high);
-  return CLI::Validator(
-      [low, high, text_range = std::string(range)](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double value = std::strtod(text.c_str(), &end);
-        const bool number = end != text.c_str() && *end == '\0' && std::isfinite(value);
-        return number && value >= low && value <= high ? "" : "'" + text + "' is not a number from " + text_range;
-      },
-      std::string("NUMBER in ") + range);
+  auto check = [low, high, range = std::string(range)](std::string& text) -> std::string {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    const bool number = end != text.c_str() && *end == '\0' && std::isfinite(value);
+    return number && value >= low && value <= high ? "" : "'" + text + "' is not a number from " + range;
+  };
+  return CLI::Validator(check, std::string("NUMBER in ") + range);
 }
 
 void add_flags(course::Lesson& lesson, Settings& s) {
@@ -68,7 +71,8 @@ void add_flags(course::Lesson& lesson, Settings& s) {
       ->check(number_between(1e-4, 10))->capture_default_str();
   auto* precision = cli.add_option("--precision", s.precision, "float, double or both")
                         ->check(CLI::IsMember({"float", "double", "both"}))->capture_default_str();
-  auto* iterations = cli.add_option("--iterations", s.iterations, "timed runs of every row (default: --reps for GPU rows, --cpu-reps for CPU rows)")
+  auto* iterations = cli.add_option("--iterations", s.iterations,
+                                    "timed runs of every row (default: --reps for GPU rows, --cpu-reps for CPU rows)")
                          ->check(CLI::Range(1, 1000000));
   auto* block = cli.add_option("--block", s.block, "threads per block of classic and ilp (0: 256)")
                     ->check(CLI::Range(0, 1024));
@@ -77,16 +81,11 @@ void add_flags(course::Lesson& lesson, Settings& s) {
       ->excludes(cli.get_option("--options"))->excludes(precision)->excludes(iterations)->excludes(block);
 }
 
-std::optional<course::RepeatOptions> repeat_of(const Settings& s, const course::RepeatOptions& usual) {
-  if (s.iterations == 0) return std::nullopt;
-  return course::RepeatOptions{usual.warmup, s.iterations};
-}
-
 // The CPU rows of one precision: the classic loop (teaching), then glibc's vector math on SIMD
 // lanes, one thread and all threads, with and without software prefetch.
 template <class T>
 void add_cpu_rows(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s, int threads) {
-  const auto repeat = repeat_of(s, lesson.options().cpu_repeat());
+  const auto repeat = s.repeat(lesson.options().cpu_repeat());
   const std::string all = std::to_string(threads) + " threads";
   auto row = [&](std::string name, Role role, auto price) {
     lesson.add({.name = "CPU " + name, .role = role, .group = run.group(), .work = run.bytes(), .ceiling = "host_copy",
@@ -110,7 +109,7 @@ course::Variant gpu_row(course::Lesson& lesson, PrecisionRun<T>& run, const cour
   return {.name = "GPU " + std::string(kernel.name), .target = Target::gpu, .work = run.bytes(), .ceiling = "d2d_copy",
           .run = [&run, launch, block = s.block](cudaStream_t stream) { launch(run.device_args(block), stream); },
           .checks = run.device_checks(error_factor(kernel.traits)),
-          .repeat = repeat_of(s, lesson.options().gpu_repeat())};
+          .repeat = s.repeat(lesson.options().gpu_repeat())};
 }
 
 // End to end, as the classic timed its GPU: copy the inputs in, price, copy the prices out
@@ -119,6 +118,7 @@ template <class T>
 void add_end_to_end(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s) {
   const auto& headline = course::headline_kernel(kernels(), course::precision_of<T>);
   const PriceFn<T> launch = headline.launch.template get<T>();
+  const int reps = s.iterations > 0 ? s.iterations : std::min(lesson.options().reps, 10);
   lesson.add({.name = "GPU end to end: copy in, " + std::string(headline.name) + ", copy out", .target = Target::gpu,
               .role = Role::gpu_end_to_end, .group = run.group(), .work = run.bytes(),
               .run = [&run, launch, block = s.block](cudaStream_t stream) {
@@ -126,12 +126,12 @@ void add_end_to_end(course::Lesson& lesson, PrecisionRun<T>& run, const Settings
                 launch(run.device_args(block), stream);
                 run.copy_out(stream);  // the harness synchronizes before the outputs are read
               },
-              .checks = run.host_checks(error_factor(headline.traits)), .timing = course::Timing::host,
-              .repeat = course::RepeatOptions{1, s.iterations > 0 ? s.iterations : std::min(lesson.options().reps, 10)}});
+              .checks = run.end_to_end_checks(error_factor(headline.traits)), .timing = course::Timing::host,
+              .repeat = course::RepeatOptions{1, reps}});
 }
 
 int run(int argc, char** argv) {
-  course::Lesson lesson("07_black_scholes", "European calls and puts (Black-Scholes), float and double: CPU against GPU",
+  course::Lesson lesson("07_black_scholes", "European calls and puts (Black-Scholes), float and double: CPU and GPU",
                         {"-n,--options", "number of options", kDefaultOptions, kMaxOptions});
   Settings s;
   add_flags(lesson, s);

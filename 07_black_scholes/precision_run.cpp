@@ -38,7 +38,9 @@ PrecisionRun<T>::PrecisionRun(const OptionSet<double>& options, Market market)
 template <class T>
 const PriceTolerances& PrecisionRun<T>::tolerances(double factor) {
   auto found = tolerances_.find(factor);
-  if (found == tolerances_.end()) found = tolerances_.emplace(factor, price_tolerances(inputs(), market_, factor)).first;
+  if (found == tolerances_.end()) {
+    found = tolerances_.emplace(factor, price_tolerances(inputs(), market_, factor)).first;
+  }
   return found->second;
 }
 
@@ -84,6 +86,19 @@ std::vector<course::OutputCheck> PrecisionRun<T>::device_checks(double factor) {
   };
   return {{"call", check(d_call_, call_, reference_call_, bounds.call)},
           {"put", check(d_put_, put_, reference_put_, bounds.put)}};
+}
+
+template <class T>
+std::vector<course::OutputCheck> PrecisionRun<T>::end_to_end_checks(double factor) {
+  std::vector<course::OutputCheck> checks = host_checks(factor);
+  course::DeviceBuffer<T>* device[] = {&d_call_, &d_put_};
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    checks[k].check.poison = [host_poison = checks[k].check.poison, buffer = device[k]] {
+      buffer->poison();
+      host_poison();
+    };
+  }
+  return checks;
 }
 
 template <class T>

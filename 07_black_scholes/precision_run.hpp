@@ -40,6 +40,9 @@ class PrecisionRun {
   void upload();  // allocates the five device arrays and copies the inputs in (lesson.on_gpu)
   PricingArgs<T> device_args(int block_size) const;
   std::vector<course::OutputCheck> device_checks(double factor);  // d_call, d_put, read back
+  // End to end: the host outputs, and the device outputs poisoned too (else a kernel that wrote
+  // nothing would pass with the previous row's prices, copied back).
+  std::vector<course::OutputCheck> end_to_end_checks(double factor);
   void copy_in(cudaStream_t stream);   // the three inputs, host to device
   void copy_out(cudaStream_t stream);  // the two outputs, device to host
 
