@@ -232,7 +232,7 @@ const Row* Report::find_role(Role role, const std::string& group) const {
 
 std::optional<double> Report::vs_library(const Row& row) const {
   const Row* library = find_role(Role::gpu_library, row.group);
-  if (!library || &row == library || row.target != Target::gpu || library->ceiling.empty()) return std::nullopt;
+  if (!library || &row == library || row.target != Target::gpu || row.work <= 0) return std::nullopt;
   if (row.ceiling != library->ceiling || row.work != library->work) return std::nullopt;
   if (row.unit_or(unit_).name != library->unit_or(unit_).name) return std::nullopt;
   return speedup(library, row);

@@ -147,7 +147,8 @@ class Report {
   const Row* find_role(Role role, const std::string& group) const;
   // How a GPU row compares with its group's library row (Role::gpu_library): the library's
   // median over the row's (above 1: the row is faster). Only for a timed row doing the same
-  // work in the same unit, held against the same ceiling as a timed library row; none otherwise.
+  // work in the same unit, held against the same ceiling (or none, like it) as a timed library
+  // row; none otherwise.
   std::optional<double> vs_library(const Row& row) const;
   bool all_checks_passed() const;        // no row and no sweep point came out other than expected
   std::vector<std::string> failures() const;  // what did: "GPU x (put)", "sweep launch: 64, 1 block per SM"
