@@ -83,6 +83,10 @@ else()
 endif()
 _course_optional(OpenBLAS _course_openblas_found libopenblas-dev)
 
+# pugixml: reads ctest's JUnit file for course_test_summary (the closing lines of test_course.sh).
+find_package(pugixml CONFIG QUIET)
+_course_optional(pugixml pugixml_FOUND libpugixml-dev)
+
 file(REMOVE ${CMAKE_BINARY_DIR}/missing-optional-debian-packages.txt)
 if(_course_missing_optional)
   list(JOIN _course_missing_optional " " _course_optional_joined)

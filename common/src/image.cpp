@@ -1,9 +1,5 @@
-// PGM/PPM writing (atomic: temporary file in the same folder, then rename) and reading.
+// PGM/PPM writing (atomic, through course/files.hpp) and reading.
 #include "course/image.hpp"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -17,6 +13,7 @@
 #include <sstream>
 
 #include "course/errors.hpp"
+#include "course/files.hpp"
 
 namespace course {
 
@@ -44,70 +41,6 @@ void check_shape(const std::string& path, const Image& image) {
                    std::to_string(expected));
   }
 }
-
-// Removes the temporary file unless release() was called (after the rename succeeded).
-class TemporaryFile {
- public:
-  explicit TemporaryFile(const std::filesystem::path& destination) {
-    const std::filesystem::path folder =
-        destination.parent_path().empty() ? std::filesystem::path(".") : destination.parent_path();
-    std::string hidden = ".";  // built step by step: GCC 12 warns falsely (-Wrestrict) on "." + string
-    hidden += destination.filename().string();
-    hidden += ".tmp.XXXXXX";
-    name_ = (folder / hidden).string();
-    fd_ = ::mkstemp(name_.data());
-    if (fd_ < 0) {
-      const int error = errno;
-      fail(destination.string(), "cannot create a file in " + folder.string() + ": " + describe_errno(error));
-    }
-  }
-  ~TemporaryFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!released_) ::unlink(name_.c_str());
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-
-  const std::string& name() const { return name_; }
-
-  void write_all(const std::string& destination, const void* data, std::size_t bytes) {
-    const auto* cursor = static_cast<const unsigned char*>(data);
-    while (bytes > 0) {
-      const ssize_t written = ::write(fd_, cursor, bytes);
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        fail(destination, "write failed: " + describe_errno(error));
-      }
-      cursor += written;
-      bytes -= static_cast<std::size_t>(written);
-    }
-  }
-
-  // The data on disk before the rename makes it visible; close() reports delayed write errors.
-  void finish(const std::string& destination) {
-    // mkstemp creates the file 0600; an image is for everyone to read, like any file the user writes.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) {
-      const int error = errno;
-      fail(destination, "cannot finish the file: " + describe_errno(error));
-    }
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) {
-      const int error = errno;
-      fail(destination, "close failed: " + describe_errno(error));
-    }
-  }
-
-  void release() { released_ = true; }
-
- private:
-  std::string name_;
-  int fd_ = -1;
-  bool released_ = false;
-};
 
 // Reads the next header token (magic, width, height, maxval), skipping whitespace and comments.
 bool next_token(std::istream& in, std::string& token, std::vector<std::string>& comments) {
@@ -169,15 +102,10 @@ void write_image(const std::string& path, const Image& image, const std::string&
   header << image.width << ' ' << image.height << '\n' << 255 << '\n';
   const std::string head = header.str();
 
-  TemporaryFile temporary(destination);
-  temporary.write_all(path, head.data(), head.size());
-  temporary.write_all(path, image.pixels.data(), image.pixels.size());
-  temporary.finish(path);
-  if (std::rename(temporary.name().c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    fail(path, "cannot rename the finished file into place: " + describe_errno(error));
-  }
-  temporary.release();
+  AtomicFile file(path, "the image");  // course/files.hpp: temporary file, fsync, rename
+  file.write(head);
+  file.write(image.pixels.data(), image.pixels.size());
+  file.commit();
 }
 
 Image read_image(const std::string& path) {

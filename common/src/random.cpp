@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <random>
 
+#include "course/threads.hpp"
+
 namespace course {
 
 namespace {
@@ -24,7 +26,8 @@ template <class T, class Distribution>
 void fill_blocks(std::span<T> values, std::uint64_t seed, Distribution distribution_prototype) {
   const std::size_t n = values.size();
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
+  // Capped: a fill may run before the thread count was checked (in a test, with OMP_NUM_THREADS huge).
+#pragma omp parallel for schedule(static) num_threads(loop_threads(blocks))
   for (std::size_t b = 0; b < blocks; ++b) {
     std::mt19937_64 generator(splitmix64(seed ^ splitmix64(b)));
     Distribution distribution = distribution_prototype;
