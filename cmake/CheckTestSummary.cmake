@@ -1,7 +1,8 @@
 # course_test_summary, the closing lines of scripts/test_course.sh (cmake -P): each CASE makes its
 # input; "fixture" and "entities" compare the whole output, the others go to ExpectExit.cmake for
 # the exit code and the one-line error.
-# Variables: TOOL (course_test_summary), FIXTURE (scripts/tests/fixtures/ctest-junit.xml), WORK, CASE.
+# Variables: TOOL (course_test_summary), FIXTURE (scripts/tests/fixtures/ctest-junit.xml), WORK, CASE;
+# VALGRIND (optional): run it under valgrind memcheck, where any invalid read or leak is exit 99.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -103,8 +104,14 @@ else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
 
+set(wrapper "")
+if(VALGRIND)
+  set(wrapper "${VALGRIND}" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible)
+  set(COMMAND "${VALGRIND}")
+  set(ARGS "-q|--error-exitcode=99|--leak-check=full|--errors-for-leak-kinds=definite,possible|${TOOL}|${ARGS}")
+endif()
 if(DEFINED expected)
-  execute_process(COMMAND "${TOOL}" "${input}" RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND ${wrapper} "${TOOL}" "${input}" RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("exit ${result}; stdout:\n${out}")
   if(NOT result EQUAL 0 OR NOT err STREQUAL "")
     message(FATAL_ERROR "expected exit 0 and no error, got exit ${result}: ${err}")

@@ -3,7 +3,8 @@
 # output, and the commands the docs show, run as written.
 # Included by the top-level CMakeLists.txt after the lessons.
 
-foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified)
+foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified
+                     optional_keys_absent wrong_type wrong_row deep fifo)
   add_test(NAME common.summary.${case}
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case}
              -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
@@ -27,6 +28,27 @@ foreach(case IN LISTS course_test_summary_cases)
              -P ${PROJECT_SOURCE_DIR}/cmake/CheckTestSummary.cmake)
   set_tests_properties(common.test_summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
 endforeach()
+
+# Both summary tools on malformed input under valgrind memcheck (label valgrind): no invalid read,
+# no use of uninitialised memory, no leak, whatever the file holds.
+foreach(case IN ITEMS not_json optional_keys_absent wrong_type wrong_row deep fifo all_verified)
+  add_test(NAME common.summary.${case}.valgrind
+           COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case} -DVALGRIND=${COURSE_VALGRIND}
+             -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
+             -DWORK=${CMAKE_BINARY_DIR}/summary_test/${case}.valgrind
+             -P ${PROJECT_SOURCE_DIR}/cmake/CheckSummary.cmake)
+  set_tests_properties(common.summary.${case}.valgrind PROPERTIES LABELS valgrind TIMEOUT 300)
+endforeach()
+if(TARGET course_test_summary)
+  foreach(case IN ITEMS entities truncated deep deep_not_junit long_reason huge_entity html dev_zero fifo)
+    add_test(NAME common.test_summary.${case}.valgrind
+             COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:course_test_summary> -DCASE=${case} -DVALGRIND=${COURSE_VALGRIND}
+               -DFIXTURE=${PROJECT_SOURCE_DIR}/scripts/tests/fixtures/ctest-junit.xml
+               -DWORK=${CMAKE_BINARY_DIR}/test_summary_test/${case}.valgrind
+               -P ${PROJECT_SOURCE_DIR}/cmake/CheckTestSummary.cmake)
+    set_tests_properties(common.test_summary.${case}.valgrind PROPERTIES LABELS valgrind TIMEOUT 300)
+  endforeach()
+endif()
 
 foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command)
   add_test(NAME scripts.${case} COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh ${case})
