@@ -93,3 +93,25 @@ if(TARGET 01_vector_exp)
   set_tests_properties(common.exit3_when_gpu_required_and_absent PROPERTIES LABELS cpu TIMEOUT 60
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
 endif()
+
+# Bad input as a careless or hostile user gives it (scripts/tests/check_bad_input.sh): hostile
+# results files and output folders for plot.py, --json to a FIFO, a full disk (a file-size limit),
+# lesson 08's kernel file and its JIT cache after a kill, sweep.sh's checks and exit code.
+foreach(case IN ITEMS plot_files json_fifo full_disk kernel_file jit_cache_kill sweep)
+  add_test(NAME scripts.bad_input.${case}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_bad_input.sh ${case} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  set_tests_properties(scripts.bad_input.${case} PROPERTIES LABELS cpu TIMEOUT 300)
+endforeach()
+# Every lesson with more CPU threads than the machine runs (OMP_NUM_THREADS=100000 crashed
+# libgomp in the first random fill): refused before any work, one line, exit 2.
+file(GLOB lesson_folders RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/[0-9][0-9]_*)
+foreach(lesson IN LISTS lesson_folders)
+  if(TARGET ${lesson})
+    add_test(NAME ${lesson}.threads_beyond_the_machine
+             COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${lesson}> -DARGS=--skip-gpu -DEXPECTED_EXIT=2
+               "-DEXPECTED_STDERR=OMP_NUM_THREADS=100000: more CPU threads than this machine runs"
+               -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${lesson}.threads_beyond_the_machine PROPERTIES LABELS cpu TIMEOUT 60
+                         ENVIRONMENT "OMP_NUM_THREADS=100000;CUDA_VISIBLE_DEVICES=-1")
+  endif()
+endforeach()

@@ -197,6 +197,21 @@ void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
       throw UsageError(what.substr(0, colon) + ": needs a value");
     }
     throw UsageError(what);
+  } catch (const CLI::ConversionError& error) {
+    // CLI11 says "Could not convert: -a = abc": name the flag first, as every other error does.
+    check_values(app);
+    check_whole_numbers(app);
+    const std::string what = one_line(error.what());
+    const std::string head = "Could not convert: ";
+    const std::size_t equals = what.find(" = ");
+    if (what.rfind(head, 0) == 0 && equals != std::string::npos) {
+      const std::string name = what.substr(head.size(), equals - head.size());
+      const CLI::Option* option = app.get_option_no_throw(name);
+      const std::string type = option ? option->get_type_name().substr(0, option->get_type_name().find(':')) : "";
+      throw UsageError(name + ": '" + what.substr(equals + 3) + "' is not " +
+                       (type == "FLOAT" ? "a number" : type == "INT" || type == "UINT" ? "a whole number" : "a valid value"));
+    }
+    throw UsageError(what);
   } catch (const CLI::ParseError& error) {
     // A swallowed flag or an empty value, then "abc" as "not a whole number", before CLI11's
     // own wording ("not in range", "could not be converted").

@@ -8,6 +8,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +20,7 @@
 #include "course/errors.hpp"
 #include "course/files.hpp"
 #include "course/random.hpp"
+#include "course/temporary_folder.hpp"
 #include "course/threads.hpp"
 
 namespace {
@@ -139,6 +143,56 @@ TEST_F(Files, AnUncommittedFileLeavesNothing) {
     EXPECT_EQ(files_in_folder(), 1u);  // the temporary
   }
   EXPECT_EQ(files_in_folder(), 0u);
+}
+
+TEST_F(Files, ATemporaryFolderGoesAtTheEndWhenKilledAndAfterSigkill) {
+  setenv("TMPDIR", folder_.c_str(), 1);
+  // Left by a process that was killed with SIGKILL (no such process runs): removed by the next one.
+  fs::create_directories(folder_ / "course_test_cache_999999999_abcdef" / "inside");
+  fs::create_directories(folder_ / "course_test_cache_not_a_pid");  // not of this shape: left alone
+  std::string made;
+  {
+    course::TemporaryFolder folder("course_test_cache");
+    made = folder.path();
+    EXPECT_TRUE(fs::is_directory(made));
+    EXPECT_NE(made.find("course_test_cache_" + std::to_string(::getpid()) + "_"), std::string::npos) << made;
+    EXPECT_FALSE(fs::exists(folder_ / "course_test_cache_999999999_abcdef"));
+    EXPECT_TRUE(fs::exists(folder_ / "course_test_cache_not_a_pid"));
+    fs::create_directories(fs::path(made) / "a" / "b");
+    std::ofstream(fs::path(made) / "a" / "b" / "file") << "x";
+  }
+  EXPECT_FALSE(fs::exists(made)) << "removed at the end";
+
+  // SIGTERM: a child makes the folder, fills it, and is killed; the handler removes the folder.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    course::TemporaryFolder folder("course_test_cache");
+    fs::create_directories(fs::path(folder.path()) / "a" / "b");
+    std::ofstream(fs::path(folder.path()) / "a" / "b" / "file") << "x";
+    const char byte = 1;
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
+    ::pause();
+    ::_exit(1);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  const fs::path childs = folder_ / ("course_test_cache_" + std::to_string(child) + "_");
+  std::size_t before = 0;
+  for (const auto& entry : fs::directory_iterator(folder_)) before += entry.path().string().rfind(childs.string(), 0) == 0;
+  EXPECT_EQ(before, 1u);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "the signal still ends the program";
+  for (const auto& entry : fs::directory_iterator(folder_)) {
+    EXPECT_NE(entry.path().string().rfind(childs.string(), 0), 0u) << "left behind: " << entry.path();
+  }
+  ::close(ready[0]);
+  ::close(ready[1]);
+  unsetenv("TMPDIR");
 }
 
 TEST(Threads, BeyondTheMachineIsRefusedInOnePlace) {
