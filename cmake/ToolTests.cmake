@@ -115,3 +115,32 @@ foreach(lesson IN LISTS lesson_folders)
                          ENVIRONMENT "OMP_NUM_THREADS=100000;CUDA_VISIBLE_DEVICES=-1")
   endif()
 endforeach()
+# The tools parse by the lessons' rules (course::parse_command_line): decimal whole numbers in range,
+# no flag taken for a value, one-line errors, exit 2.
+set(course_tool_bad_args "")
+if(TARGET matmul_tune)
+  list(APPEND course_tool_bad_args "matmul_tune|--size: '1e3' is not a whole number|--size|1e3"
+       "matmul_tune|--size: '5abc' is not a whole number|--size|5abc"
+       "matmul_tune|--size: Value 4294967297 not in range|--size|4294967297"
+       "matmul_tune|--size: Value 2147483648 not in range|--size|2147483648"
+       "matmul_tune|--reps: '--skip-cpu' is a flag|--reps|--skip-cpu" "matmul_tune|unknown flag --bogus|--bogus")
+endif()
+list(APPEND course_tool_bad_args "course_device_info|--device: '0x1' is not a whole number|--device|0x1"
+     "course_device_info|--device: '\\+0' is not a whole number|--device|+0")
+set(index 0)
+foreach(item IN LISTS course_tool_bad_args)
+  string(REPLACE "|" ";" parts "${item}")
+  list(POP_FRONT parts tool pattern)
+  string(REPLACE ";" "|" arguments "${parts}")
+  math(EXPR index "${index} + 1")
+  add_test(NAME common.tool_bad_args.${tool}.${index}
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${tool}> "-DARGS=${arguments}" -DEXPECTED_EXIT=2
+             "-DEXPECTED_STDERR=${pattern}" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.tool_bad_args.${tool}.${index} PROPERTIES LABELS cpu TIMEOUT 60)
+endforeach()
+if(TARGET matmul_tune)
+  add_test(NAME common.tool_help.matmul_tune
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:matmul_tune> -DARGS=--help -DEXPECTED_EXIT=0
+             "-DEXPECTED_STDOUT=--size.*--reps.*--skip-variants.*Exit codes" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.tool_help.matmul_tune PROPERTIES LABELS cpu TIMEOUT 60)
+endif()

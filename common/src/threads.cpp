@@ -30,7 +30,7 @@ void apply_cpu_threads(int requested) {
   if (omp_get_max_threads() > limit) {
     const char* variable = std::getenv("OMP_NUM_THREADS");
     throw UsageError("OMP_NUM_THREADS=" + std::string(variable ? variable : std::to_string(omp_get_max_threads())) +
-                     why + "; lower it, or give --threads");
+                     why + "; lower or unset it");
   }
 }
 
