@@ -12,6 +12,8 @@
 #   kernel_file     lesson 08's --kernel-file as a FIFO, /dev/zero, a huge file, ""; -a ""
 #   jit_cache_kill  lesson 08 killed (SIGTERM, SIGKILL) leaves no JIT-cache folder behind
 #   sweep           sweep.sh: blank or glob --sizes, a bad --lesson, a lesson's exit 3 kept
+#   progress        (not bad input, but a long run's silence) lesson 05's CPU reference at a size
+#                   of minutes prints a progress line with an estimate within seconds
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -201,10 +203,29 @@ case_sweep() {
   echo "ok: sweep.sh kept the lesson's exit 3 and showed each run:"$'\n'"$out"
 }
 
+case_progress() {
+  local lesson="$1/05_mandelbrot"
+  [ -x "$lesson" ] || { echo "05_mandelbrot not built: nothing to check"; return 0; }
+  # Minutes of work on one thread: a line must come after about 3 s; the run is then stopped.
+  "$lesson" --width 2048 --height 2048 --iters 100000 --threads 1 --precision float --skip-gpu \
+    >"$work/progress.txt" 2>&1 &
+  local pid=$! i line=""
+  for i in $(seq 300); do
+    line="$(grep -m1 -- '\.\.\. CPU FP32 Mandelbrot' "$work/progress.txt")" && break
+    sleep 0.2
+  done
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  [ -n "$line" ] || fail "no progress line within 60 s:"$'\n'"$(cat "$work/progress.txt")"
+  [[ "$line" =~ [0-9]+%\ \([0-9,]+\ of\ 2,048\ rows\),\ [0-9]+\ s\ so\ far,\ about\ .*\ left ]] ||
+    fail "the progress line lacks how far or the estimate: $line"
+  echo "ok: $line"
+}
+
 case "${1:-}" in
   plot_files) case_plot_files ;;
-  json_fifo|full_disk|kernel_file|jit_cache_kill|sweep)
+  json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress)
     [ -d "${2:-}" ] || { echo "check_bad_input.sh $1 needs the bin folder of a build" >&2; exit 2; }
     "case_$1" "$(cd "$2" && pwd)" ;;
-  *) echo "usage: check_bad_input.sh plot_files|json_fifo|full_disk|kernel_file|jit_cache_kill|sweep [BIN_DIR]" >&2; exit 2 ;;
+  *) echo "usage: check_bad_input.sh plot_files|json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress [BIN_DIR]" >&2; exit 2 ;;
 esac
