@@ -51,6 +51,10 @@ for size in "${size_list[@]}"; do
     exit 2
   fi
 done
+if ! mkdir -p "$out" 2>/dev/null || [ ! -w "$out" ]; then
+  course_say "sweep.sh: --out $out: not a folder where files can be written"
+  exit 2
+fi
 if [ -n "$bin" ] && [ ! -d "$bin" ]; then
   course_say "sweep.sh: --bin $bin: no such folder"
   exit 2
@@ -71,7 +75,6 @@ else
   lessons=("$lesson")
 fi
 
-mkdir -p "$out"
 worst=0
 total=$((${#lessons[@]} * ${#size_list[@]}))
 done_runs=0

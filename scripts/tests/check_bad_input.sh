@@ -186,6 +186,9 @@ case_sweep() {
   expect_one_line "sweep.sh --sizes '   '" 2 "^sweep.sh: --sizes '   ' holds no size"
   capture bash "$sweep" --sizes "*" --bin "$bin"
   expect_one_line "sweep.sh --sizes '*'" 2 "^sweep.sh: --sizes: '\\*' is not a whole number"
+  touch "$work/a_file"
+  capture bash "$sweep" --out "$work/a_file" --bin "$bin"
+  expect_one_line "sweep.sh --out a_file" 2 "^sweep.sh: --out .*a_file: not a folder where files can be written"
   capture bash "$sweep" --sizes "1024 1e3" --bin "$bin"
   expect_one_line "sweep.sh --sizes '1024 1e3'" 2 "^sweep.sh: --sizes: '1e3' is not a whole number"
   local lesson
