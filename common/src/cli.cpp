@@ -75,6 +75,28 @@ void check_values(const CLI::App& app) {
   }
 }
 
+// CLI11's "--length: 1 required INT:INT in [1 - 1073741824] missing" ("--length" last, or
+// "--length="): "--length: needs a value".
+std::string mismatch_message(const std::string& what) {
+  const std::size_t colon = what.find(": ");
+  if (colon == std::string::npos || what.find(": 1 required ") == std::string::npos || !what.ends_with(" missing")) {
+    return what;
+  }
+  return what.substr(0, colon) + ": needs a value";
+}
+
+// CLI11's "Could not convert: -a = abc": "-a: 'abc' is not a number", the flag first as everywhere.
+std::string conversion_message(const CLI::App& app, const std::string& what) {
+  const std::string head = "Could not convert: ";
+  const std::size_t equals = what.find(" = ");
+  if (what.rfind(head, 0) != 0 || equals == std::string::npos) return what;
+  const std::string name = what.substr(head.size(), equals - head.size());
+  const CLI::Option* option = app.get_option_no_throw(name);
+  const std::string type = option ? option->get_type_name().substr(0, option->get_type_name().find(':')) : "";
+  return name + ": '" + what.substr(equals + 3) + "' is not " +
+         (type == "FLOAT" ? "a number" : type == "INT" || type == "UINT" ? "a whole number" : "a valid value");
+}
+
 // "-n 1000" where the lesson's size flag is -l: name the unknown flag and the size flag.
 std::string extras_message(const CLI::App& app, const std::vector<std::string>& extras) {
   const std::string first = extras.empty() ? "" : extras.front();
@@ -189,29 +211,12 @@ void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
   } catch (const CLI::ExtrasError&) {
     throw UsageError(extras_message(app, app.remaining()));
   } catch (const CLI::ArgumentMismatch& error) {
-    // "--length" last or "--length=": CLI11 says "--length: 1 required INT:INT in [1 - 1073741824] missing".
     check_values(app);
-    const std::string what = one_line(error.what());
-    const std::size_t colon = what.find(": ");
-    if (colon != std::string::npos && what.find(": 1 required ") != std::string::npos && what.ends_with(" missing")) {
-      throw UsageError(what.substr(0, colon) + ": needs a value");
-    }
-    throw UsageError(what);
+    throw UsageError(mismatch_message(one_line(error.what())));
   } catch (const CLI::ConversionError& error) {
-    // CLI11 says "Could not convert: -a = abc": name the flag first, as every other error does.
     check_values(app);
     check_whole_numbers(app);
-    const std::string what = one_line(error.what());
-    const std::string head = "Could not convert: ";
-    const std::size_t equals = what.find(" = ");
-    if (what.rfind(head, 0) == 0 && equals != std::string::npos) {
-      const std::string name = what.substr(head.size(), equals - head.size());
-      const CLI::Option* option = app.get_option_no_throw(name);
-      const std::string type = option ? option->get_type_name().substr(0, option->get_type_name().find(':')) : "";
-      throw UsageError(name + ": '" + what.substr(equals + 3) + "' is not " +
-                       (type == "FLOAT" ? "a number" : type == "INT" || type == "UINT" ? "a whole number" : "a valid value"));
-    }
-    throw UsageError(what);
+    throw UsageError(conversion_message(app, one_line(error.what())));
   } catch (const CLI::ParseError& error) {
     // A swallowed flag or an empty value, then "abc" as "not a whole number", before CLI11's
     // own wording ("not in range", "could not be converted").
