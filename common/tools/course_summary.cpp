@@ -1,5 +1,6 @@
-// course_summary: the course runner's table, one line per lesson, read from the JSON each
-// lesson wrote. Also used by the smoke tests to check that a lesson's JSON holds every field.
+// course_summary: the course runner's table, one line per lesson (one per group where a lesson
+// has several, e.g. FP32 and FP64), read from the JSON each lesson wrote. Also used by the
+// smoke tests to check that a lesson's JSON holds every field.
 //
 // Usage: course_summary [--missing LESSON=REASON]... RESULT.json...
 //   --missing   a lesson that wrote no JSON (it failed before the end), and why
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/cli.hpp"
@@ -53,6 +55,12 @@ class Fields {
   bool flag(const std::string& pointer) const {
     const json* value = find(pointer);
     if (!value || !value->is_boolean()) wrong(pointer, "true or false");
+    return value->get<bool>();
+  }
+  std::optional<bool> optional_flag(const std::string& pointer) const {
+    const json* value = find(pointer);
+    if (!value || value->is_null()) return std::nullopt;
+    if (!value->is_boolean()) wrong(pointer, "true or false");
     return value->get<bool>();
   }
   std::int64_t integer(const std::string& pointer) const {
@@ -121,18 +129,61 @@ std::string speedup_cell(std::optional<double> value) {
                          : course::format_fixed(speedup, speedup >= 10 ? 1 : 2)) + "x";
 }
 
-std::string efficiency_cell(const LoadedReport& report) {
-  const Fields fields = report.fields();
-  const std::optional<double> efficiency = fields.number("/summary/kernel_efficiency");
+// The ceiling the headline kernel is held against: the summary's own (a group's), else the
+// gpu_kernel row's, else "ceiling". `summary` is "/summary" or "/summary/groups/<i>".
+std::string efficiency_cell(const Fields& fields, const std::string& summary) {
+  const std::optional<double> efficiency = fields.number(summary + "/kernel_efficiency");
   if (!efficiency) return "-";
   std::string ceiling = "ceiling";
-  const std::size_t rows = fields.find("/rows")->size();
-  for (std::size_t i = 0; i < rows; ++i) {  // a row may lack its role (an older or hand-made file)
-    const std::string row = "/rows/" + std::to_string(i);
-    if (fields.optional_text(row + "/role") != "gpu_kernel") continue;
-    if (const auto name = fields.optional_text(row + "/ceiling")) ceiling = *name;
+  if (const auto named = fields.optional_text(summary + "/kernel_ceiling")) {
+    ceiling = *named;
+  } else {
+    const std::size_t rows = fields.find("/rows")->size();
+    for (std::size_t i = 0; i < rows; ++i) {  // a row may lack its role (an older or hand-made file)
+      const std::string row = "/rows/" + std::to_string(i);
+      if (fields.optional_text(row + "/role") != "gpu_kernel") continue;
+      if (const auto name = fields.optional_text(row + "/ceiling")) ceiling = *name;
+    }
   }
   return course::format_fixed(100.0 * *efficiency, 1) + "% of " + ceiling;
+}
+
+// The summaries to print for one report, as (label, JSON pointer): each group's where it has
+// several, else the one.
+std::vector<std::pair<std::string, std::string>> lesson_lines(const Fields& fields) {
+  const std::string lesson = fields.text("/lesson");
+  std::vector<std::pair<std::string, std::string>> lines;
+  const json* groups = fields.find("/summary/groups");
+  if (groups && !groups->is_null() && !groups->is_array()) fields.wrong("/summary/groups", "a list");
+  if (groups && groups->is_array() && groups->size() > 1) {
+    for (std::size_t i = 0; i < groups->size(); ++i) {
+      const std::string group = "/summary/groups/" + std::to_string(i);
+      lines.emplace_back(lesson + " [" + fields.text(group + "/name") + "]", group);
+    }
+  } else {
+    lines.emplace_back(lesson, "/summary");
+  }
+  return lines;
+}
+
+// `verified`: the lesson's whole verdict (a failed sweep point fails every line of the lesson).
+std::vector<std::string> summary_row(const std::string& label, const Fields& fields, const std::string& summary,
+                                     bool verified) {
+  std::vector<std::string> row = {label, verified && fields.flag(summary + "/verified") ? "yes" : "FAILED",
+                                  ms_cell(fields.number(summary + "/cpu_serial_ms")),
+                                  ms_cell(fields.number(summary + "/cpu_parallel_ms"))};
+  const std::string skipped = fields.optional_text(summary + "/gpu_skipped_reason").value_or("");
+  if (!fields.flag("/gpu/usable") || !skipped.empty()) {
+    row.push_back("GPU skipped: " + (skipped.empty() ? fields.text("/gpu/reason") : skipped));
+    return row;
+  }
+  row.push_back(ms_cell(fields.number(summary + "/gpu_kernel_ms")));
+  row.push_back(ms_cell(fields.number(summary + "/gpu_end_to_end_ms")));
+  row.push_back(speedup_cell(fields.number(summary + "/kernel_speedup_vs_cpu_serial")));
+  row.push_back(speedup_cell(fields.number(summary + "/kernel_speedup_vs_cpu_parallel")));
+  row.push_back(speedup_cell(fields.number(summary + "/end_to_end_speedup_vs_cpu_parallel")));
+  row.push_back(efficiency_cell(fields, summary));
+  return row;
 }
 
 int run(int argc, char** argv) {
@@ -159,32 +210,20 @@ int run(int argc, char** argv) {
   bool all_verified = missing.empty();  // a lesson that did not finish verified nothing
   for (const LoadedReport& report : reports) {
     const Fields fields = report.fields();
-    const bool verified = fields.flag("/summary/verified");
+    // The whole lesson's verdict (sweeps included), whatever its groups say.
+    const std::optional<bool> whole = fields.optional_flag("/verified");
+    const bool verified = fields.flag("/summary/verified") && whole.value_or(true);
     all_verified = all_verified && verified;
-    std::vector<std::string> row = {fields.text("/lesson"), verified ? "yes" : "FAILED",
-                                    ms_cell(fields.number("/summary/cpu_serial_ms")),
-                                    ms_cell(fields.number("/summary/cpu_parallel_ms"))};
-    const std::string skipped = fields.text("/summary/gpu_skipped_reason");
-    if (!fields.flag("/gpu/usable") || !skipped.empty()) {
-      row.push_back("GPU skipped: " + (skipped.empty() ? fields.text("/gpu/reason") : skipped));
-    } else {
-      row.push_back(ms_cell(fields.number("/summary/gpu_kernel_ms")));
-      row.push_back(ms_cell(fields.number("/summary/gpu_end_to_end_ms")));
-      row.push_back(speedup_cell(fields.number("/summary/kernel_speedup_vs_cpu_serial")));
-      row.push_back(speedup_cell(fields.number("/summary/kernel_speedup_vs_cpu_parallel")));
-      row.push_back(speedup_cell(fields.number("/summary/end_to_end_speedup_vs_cpu_parallel")));
-      row.push_back(efficiency_cell(report));
-      if (gpu_line.empty()) {
-        gpu_line = fields.optional_text("/gpu/name").value_or("a GPU") + ", CUDA runtime " +
-                   fields.optional_text("/gpu/runtime_cuda_version").value_or("?");
-      }
+    for (const auto& [label, summary] : lesson_lines(fields)) table.push_back(summary_row(label, fields, summary, verified));
+    if (gpu_line.empty() && fields.flag("/gpu/usable")) {
+      gpu_line = fields.optional_text("/gpu/name").value_or("a GPU") + ", CUDA runtime " +
+                 fields.optional_text("/gpu/runtime_cuda_version").value_or("?");
     }
     if (cpu_line.empty()) {
       // Reports written before the host was recorded have no "host" (or an empty one).
       const std::optional<std::string> host = fields.optional_text("/host/cpu");
       cpu_line = (host ? *host + ", " : "") + std::to_string(fields.integer("/summary/cpu_threads")) + " CPU threads";
     }
-    table.push_back(std::move(row));
   }
   for (const std::string& item : missing) {
     const std::size_t split = item.find('=');
