@@ -60,6 +60,21 @@ case_plot_files() {
   done
   [ ! -e "$work/ran" ] || fail "a module named by a results file ran"
   [ -z "$(find "$work" -name '*.png')" ] || fail "a PNG was written: $(find "$work" -name '*.png')"
+  # A sweep's name becomes part of a PNG's name too.
+  "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); r["sweeps"] = [{"name": "../../evil", "points": []}]
+json.dump(r, open(sys.argv[2], "w"))' "$fixture" "$work/in/sweep.json" || fail "could not make sweep.json"
+  capture "$python" "$plot" "$work/in/sweep.json" --out "$work/plots"
+  expect_one_line "plot.py, a sweep named '../../evil'" 3 "the field /sweeps/0/name is not a sweep's name"
+  rm -f "$work/in/sweep.json"
+  # The fixed list of lesson plot modules names every plot_*.py there is, and nothing else.
+  local listed found
+  listed="$(cd "$root/scripts" && /usr/bin/env python3 -S -c 'import ast, sys
+tree = ast.parse(open("plot.py").read())
+table = next(n.value for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "LESSON_PLOT_MODULES")
+print("\n".join(sorted(f"{k}/{m}.py" for k, v in ast.literal_eval(table).items() for m in v)))')"
+  found="$(cd "$root" && ls -1 [0-9][0-9]_*/plot_*.py | sort)"
+  [ "$listed" = "$found" ] || fail "LESSON_PLOT_MODULES lists:"$'\n'"$listed"$'\n'"but the lessons have:"$'\n'"$found"
+  echo "ok: LESSON_PLOT_MODULES names every lesson plot module: $(echo $found)"
   sed 's|"median": [0-9.e+-]*|"median": "fast"|' "$fixture" >"$work/in/typed.json"
   capture "$python" "$plot" "$work/in/typed.json" --out "$work/plots"
   expect_one_line "plot.py, a field of the wrong type" 3 "typed.json lacks a field or has a wrong one: /rows/0/time_ms/median"
