@@ -180,23 +180,25 @@ std::string image_comment(const View& view, int max_iters, Precision precision, 
          "\nfrom " + source;
 }
 
-void check_image_path(const std::string& path) {
+void check_image_path(const std::string& path, bool gray) {
   const std::string extension = std::filesystem::path(path).extension().string();
-  if (extension != ".pgm" && extension != ".ppm") {
-    throw course::UsageError("--image " + path + ": the name must end in .pgm (grey) or .ppm (colour)");
+  if (extension != ".png" && extension != ".pgm" && extension != ".ppm") {
+    throw course::UsageError("--image " + path + ": the name must end in .png (colour, or grey with --gray), "
+                             ".pgm (grey) or .ppm (colour)");
+  }
+  if (gray && extension == ".ppm") {
+    throw course::UsageError("--gray: a .ppm image is colour; name it .png or .pgm");
   }
   // Before the run, as for --json: a folder, a FIFO, /proc, a read-only folder or a name too long.
   course::check_output_path("--image", path);
 }
 
 void write_counts_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
-                        int max_iters, const std::string& comment) {
-  const course::Image gray = shade(counts, width, height, max_iters);
-  if (std::filesystem::path(path).extension() == ".ppm") {
-    course::write_image(path, course::apply_colormap(gray), comment);
-  } else {
-    course::write_image(path, gray, comment);
-  }
+                        int max_iters, const std::string& comment, bool gray) {
+  const course::Image shades = shade(counts, width, height, max_iters);
+  const bool colour = std::filesystem::path(path).extension() == ".ppm" ||
+                      (std::filesystem::path(path).extension() == ".png" && !gray);
+  course::write_image(path, colour ? course::apply_colormap(shades) : shades, comment);
 }
 
 }  // namespace mandelbrot
