@@ -1,4 +1,4 @@
-// The CPU thread count: checked once, capped in helpers.
+// The CPU thread count: checked once, and capped in library loops.
 #include "course/threads.hpp"
 
 #include <omp.h>

@@ -23,7 +23,7 @@ int max_cpu_threads();  // kThreadsPerCpu * logical_cpus()
 void apply_cpu_threads(int requested = 0);
 
 // The threads a parallel loop over `work_items` items may use, capped by max_cpu_threads():
-// for helpers (random fills) that may run before apply_cpu_threads, e.g. in tests.
+// for library code (the random fills) that may run before apply_cpu_threads, e.g. in tests.
 int loop_threads(std::size_t work_items);
 
 }  // namespace course
