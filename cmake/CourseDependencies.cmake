@@ -83,6 +83,21 @@ else()
 endif()
 _course_optional(OpenBLAS _course_openblas_found libopenblas-dev)
 
+# FFTW (single precision, with its OpenMP threads): the CPU FFT that lesson 06's cuFFT path is
+# compared with.
+find_path(COURSE_FFTW_INCLUDE_DIR fftw3.h)
+find_library(COURSE_FFTW_LIBRARY NAMES fftw3f)
+find_library(COURSE_FFTW_OMP_LIBRARY NAMES fftw3f_omp)
+if(COURSE_FFTW_INCLUDE_DIR AND COURSE_FFTW_LIBRARY AND COURSE_FFTW_OMP_LIBRARY)
+  add_library(course::FFTW INTERFACE IMPORTED GLOBAL)
+  target_include_directories(course::FFTW SYSTEM INTERFACE ${COURSE_FFTW_INCLUDE_DIR})
+  target_link_libraries(course::FFTW INTERFACE ${COURSE_FFTW_OMP_LIBRARY} ${COURSE_FFTW_LIBRARY} OpenMP::OpenMP_CXX)
+  set(_course_fftw_found ON)
+else()
+  set(_course_fftw_found OFF)
+endif()
+_course_optional(FFTW _course_fftw_found libfftw3-dev)
+
 file(REMOVE ${CMAKE_BINARY_DIR}/missing-optional-debian-packages.txt)
 if(_course_missing_optional)
   list(JOIN _course_missing_optional " " _course_optional_joined)

@@ -1,0 +1,2 @@
+// Placeholder until the harness's second step lands.
+int main() { return 0; }
