@@ -31,6 +31,10 @@ find_package(CLI11 CONFIG QUIET)
 _course_require(CLI11_FOUND "CLI11 for command lines" libcli11-dev)
 find_package(nlohmann_json 3.2 CONFIG QUIET)
 _course_require(nlohmann_json_FOUND "nlohmann-json for JSON output" nlohmann-json3-dev)
+# libpng: the course library reads and writes images (course/image.hpp) through it, so every
+# lesson that writes an image needs it; it is required, not optional.
+find_package(PNG QUIET)
+_course_require(PNG_FOUND "libpng for reading and writing PNG images" libpng-dev)
 
 # Python with matplotlib draws the plots (and only that). The first python3 on PATH may be a
 # private one without matplotlib, so the system interpreter is tried as well.
@@ -142,6 +146,7 @@ function(course_print_configuration_summary)
   message(STATUS "  GPU at configure:    ${COURSE_GPU_AT_CONFIGURE}")
   message(STATUS "  plot interpreter:    ${COURSE_PLOT_PYTHON}")
   message(STATUS "  OpenBLAS:            ${COURSE_OPENBLAS_LIBRARY}")
+  message(STATUS "  libpng:              ${PNG_LIBRARY} (${PNG_VERSION_STRING})")
   if(COURSE_COMPUTE_SANITIZER)
     message(STATUS "  compute-sanitizer:   ${COURSE_COMPUTE_SANITIZER}")
   else()

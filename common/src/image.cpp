@@ -1,147 +1,62 @@
-// PGM/PPM writing (atomic: temporary file in the same folder, then rename) and reading.
+// The image module's public side: Image and GrayImage to and from the formats, chosen by the
+// path's extension when writing and by the file's first bytes when reading.
 #include "course/image.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
-#include <limits>
-#include <sstream>
 
 #include "course/errors.hpp"
+#include "image_codec.hpp"
 
 namespace course {
 
 namespace {
 
-constexpr int kMaxDimension = 1 << 20;  // far beyond any image the course writes; guards the header
+using image_detail::fail;
+using image_detail::Raster;
 
-std::string describe_errno(int error) { return std::strerror(error); }
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Error("image " + path + ": " + what);
+std::string extension_of(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension;
 }
 
-void check_shape(const std::string& path, const Image& image) {
-  if (image.channels != 1 && image.channels != 3) {
-    fail(path, "cannot write " + std::to_string(image.channels) + " channels (PGM has 1, PPM 3)");
-  }
-  if (image.width <= 0 || image.height <= 0 || image.width > kMaxDimension || image.height > kMaxDimension) {
-    fail(path, "cannot write a " + std::to_string(image.width) + " x " + std::to_string(image.height) + " image");
-  }
-  const std::size_t expected = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) *
-                               static_cast<std::size_t>(image.channels);
-  if (image.pixels.size() != expected) {
-    fail(path, "holds " + std::to_string(image.pixels.size()) + " bytes of pixels, expected " +
-                   std::to_string(expected));
+Raster decode_file(const std::string& path) {
+  const std::vector<unsigned char> bytes = image_detail::read_whole_file(path);
+  return image_detail::looks_like_png(bytes) ? image_detail::decode_png(path, bytes)
+                                             : image_detail::decode_pnm(path, bytes);
+}
+
+void write_raster(const std::string& path, const Raster& raster, const std::string& comment) {
+  const std::string extension = extension_of(path);
+  if (extension == ".png") {
+    image_detail::write_file_atomically(path, image_detail::encode_png(path, raster, comment));
+  } else {
+    image_detail::write_file_atomically(path, image_detail::encode_pnm(raster, comment));
   }
 }
 
-// Removes the temporary file unless release() was called (after the rename succeeded).
-class TemporaryFile {
- public:
-  explicit TemporaryFile(const std::filesystem::path& destination) {
-    const std::filesystem::path folder =
-        destination.parent_path().empty() ? std::filesystem::path(".") : destination.parent_path();
-    std::string hidden = ".";  // built step by step: GCC 12 warns falsely (-Wrestrict) on "." + string
-    hidden += destination.filename().string();
-    hidden += ".tmp.XXXXXX";
-    name_ = (folder / hidden).string();
-    fd_ = ::mkstemp(name_.data());
-    if (fd_ < 0) {
-      const int error = errno;
-      fail(destination.string(), "cannot create a file in " + folder.string() + ": " + describe_errno(error));
-    }
+// The extension must name a format that holds `channels` channels.
+void check_extension(const std::string& path, int channels) {
+  const std::string extension = extension_of(path);
+  if (extension == ".png") return;
+  if (extension == ".pgm" && channels == 1) return;
+  if (extension == ".ppm" && channels == 3) return;
+  if (extension == ".pgm" || extension == ".ppm") {
+    fail(path, "a " + extension + " file holds " + (extension == ".pgm" ? "1 channel" : "3 channels") +
+                   ", this image has " + std::to_string(channels) + " (name it .png, or " +
+                   (channels == 1 ? ".pgm" : ".ppm") + ")");
   }
-  ~TemporaryFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!released_) ::unlink(name_.c_str());
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-
-  const std::string& name() const { return name_; }
-
-  void write_all(const std::string& destination, const void* data, std::size_t bytes) {
-    const auto* cursor = static_cast<const unsigned char*>(data);
-    while (bytes > 0) {
-      const ssize_t written = ::write(fd_, cursor, bytes);
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        fail(destination, "write failed: " + describe_errno(error));
-      }
-      cursor += written;
-      bytes -= static_cast<std::size_t>(written);
-    }
-  }
-
-  // The data on disk before the rename makes it visible; close() reports delayed write errors.
-  void finish(const std::string& destination) {
-    // mkstemp creates the file 0600; an image is for everyone to read, like any file the user writes.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) {
-      const int error = errno;
-      fail(destination, "cannot finish the file: " + describe_errno(error));
-    }
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) {
-      const int error = errno;
-      fail(destination, "close failed: " + describe_errno(error));
-    }
-  }
-
-  void release() { released_ = true; }
-
- private:
-  std::string name_;
-  int fd_ = -1;
-  bool released_ = false;
-};
-
-// Reads the next header token (magic, width, height, maxval), skipping whitespace and comments.
-bool next_token(std::istream& in, std::string& token, std::vector<std::string>& comments) {
-  token.clear();
-  int c = in.get();
-  while (c != EOF) {
-    if (c == '#') {
-      std::string line;
-      std::getline(in, line);
-      if (!line.empty() && line.front() == ' ') line.erase(0, 1);
-      comments.push_back(line);
-    } else if (!std::isspace(c)) {
-      break;
-    }
-    c = in.get();
-  }
-  while (c != EOF && !std::isspace(c) && c != '#') {
-    token.push_back(static_cast<char>(c));
-    c = in.get();
-  }
-  if (c == '#') in.unget();
-  // Exactly one whitespace byte ends the header's last token (the pixels follow at once):
-  // the character consumed above is that byte.
-  return !token.empty();
+  fail(path, "unknown image type '" + extension + "': the name must end in .png, .pgm or .ppm");
 }
 
-int parse_dimension(const std::string& path, const std::string& token, const char* what, long long max) {
-  long long value = 0;
-  for (char c : token) {
-    if (c < '0' || c > '9' || value > max) fail(path, std::string("bad ") + what + " '" + token + "' in the header");
-    value = value * 10 + (c - '0');
-  }
-  if (value < 1 || value > max) fail(path, std::string("bad ") + what + " '" + token + "' in the header");
-  return static_cast<int>(value);
+std::uint16_t luma(std::uint16_t r, std::uint16_t g, std::uint16_t b, std::uint32_t maxval) {
+  const long value = std::lround(0.299 * r + 0.587 * g + 0.114 * b);
+  return static_cast<std::uint16_t>(std::clamp<long>(value, 0, static_cast<long>(maxval)));
 }
 
 }  // namespace
@@ -158,57 +73,122 @@ Image::Image(int image_width, int image_height, int image_channels)
 }
 
 void write_image(const std::string& path, const Image& image, const std::string& comment) {
-  check_shape(path, image);
-  const std::filesystem::path destination(path);
-  if (destination.filename().empty()) fail(path, "the path names a folder, not a file");
-
-  std::ostringstream header;
-  header << (image.channels == 1 ? "P5" : "P6") << '\n';
-  std::istringstream lines(comment);
-  for (std::string line; std::getline(lines, line);) header << "# " << line << '\n';
-  header << image.width << ' ' << image.height << '\n' << 255 << '\n';
-  const std::string head = header.str();
-
-  TemporaryFile temporary(destination);
-  temporary.write_all(path, head.data(), head.size());
-  temporary.write_all(path, image.pixels.data(), image.pixels.size());
-  temporary.finish(path);
-  if (std::rename(temporary.name().c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    fail(path, "cannot rename the finished file into place: " + describe_errno(error));
+  if (image.channels != 1 && image.channels != 3) {
+    fail(path, "cannot write " + std::to_string(image.channels) + " channels (grey has 1, RGB 3)");
   }
-  temporary.release();
+  image_detail::check_dimensions(path, image.width, image.height);
+  const std::size_t expected = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) *
+                               static_cast<std::size_t>(image.channels);
+  if (image.pixels.size() != expected) {
+    fail(path, "holds " + std::to_string(image.pixels.size()) + " bytes of pixels, expected " +
+                   std::to_string(expected));
+  }
+  check_extension(path, image.channels);
+  Raster raster;
+  raster.width = image.width;
+  raster.height = image.height;
+  raster.channels = image.channels;
+  raster.maxval = 255;
+  raster.samples.assign(image.pixels.begin(), image.pixels.end());
+  write_raster(path, raster, comment);
 }
 
 Image read_image(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open: ") + describe_errno(errno));
-
+  Raster raster = decode_file(path);
+  if (raster.maxval != 255) {
+    fail(path, "maxval " + std::to_string(raster.maxval) + " (" + (raster.maxval > 255 ? "16" : "8") +
+                   "-bit): read_image reads 8-bit images with maxval 255; read_gray_image reads this one");
+  }
   Image image;
-  std::string magic, width, height, maxval;
-  if (!next_token(in, magic, image.comments) || (magic != "P5" && magic != "P6")) {
-    fail(path, "not a binary PGM (P5) or PPM (P6) file");
-  }
-  if (!next_token(in, width, image.comments) || !next_token(in, height, image.comments) ||
-      !next_token(in, maxval, image.comments)) {
-    fail(path, "truncated header");
-  }
-  image.channels = magic == "P5" ? 1 : 3;
-  image.width = parse_dimension(path, width, "width", kMaxDimension);
-  image.height = parse_dimension(path, height, "height", kMaxDimension);
-  if (parse_dimension(path, maxval, "maxval", 65535) != 255) {
-    fail(path, "maxval " + maxval + " is not supported (only 8-bit images, maxval 255)");
-  }
+  image.width = raster.width;
+  image.height = raster.height;
+  image.channels = raster.channels;
+  image.pixels.assign(raster.samples.begin(), raster.samples.end());
+  image.comments = std::move(raster.comments);
+  return image;
+}
 
-  image.pixels.resize(static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) *
-                      static_cast<std::size_t>(image.channels));
-  in.read(reinterpret_cast<char*>(image.pixels.data()), static_cast<std::streamsize>(image.pixels.size()));
-  const auto got = static_cast<std::size_t>(in.gcount());
-  if (got != image.pixels.size()) {
-    fail(path, "truncated: " + std::to_string(got) + " of " + std::to_string(image.pixels.size()) +
-                   " pixel bytes present");
+GrayImage read_gray_image(const std::string& path) {
+  Raster raster = decode_file(path);
+  GrayImage image;
+  image.width = raster.width;
+  image.height = raster.height;
+  image.maxval = raster.maxval;
+  image.comments = std::move(raster.comments);
+  const std::size_t count = static_cast<std::size_t>(raster.width) * static_cast<std::size_t>(raster.height);
+  if (raster.channels == 3) {
+    image.raw.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      image.raw[i] = luma(raster.samples[3 * i], raster.samples[3 * i + 1], raster.samples[3 * i + 2], raster.maxval);
+    }
+  } else {
+    image.raw = std::move(raster.samples);
+  }
+  image.values.resize(count);
+  const float scale = 1.0f / static_cast<float>(image.maxval);
+  for (std::size_t i = 0; i < count; ++i) image.values[i] = static_cast<float>(image.raw[i]) * scale;
+  return image;
+}
+
+GrayImage gray_from_values(std::span<const float> values, int width, int height, int bit_depth) {
+  const std::string what = "gray_from_values";
+  if (bit_depth != 8 && bit_depth != 16) throw Error(what + ": bit depth " + std::to_string(bit_depth) + " (8 or 16)");
+  image_detail::check_dimensions(what, width, height);
+  const std::size_t count = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  if (values.size() != count) {
+    throw Error(what + ": " + std::to_string(values.size()) + " values for a " + std::to_string(width) + " x " +
+                std::to_string(height) + " image");
+  }
+  GrayImage image;
+  image.width = width;
+  image.height = height;
+  image.maxval = bit_depth == 16 ? 65535 : 255;
+  image.raw.resize(count);
+  image.values.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!std::isfinite(values[i])) {
+      const std::size_t w = static_cast<std::size_t>(width);
+      throw Error(what + ": value " + std::to_string(values[i]) + " at pixel (" + std::to_string(i % w) + ", " +
+                  std::to_string(i / w) + ") is not a finite number");
+    }
+    const float clamped = std::clamp(values[i], 0.0f, 1.0f);
+    image.raw[i] = static_cast<std::uint16_t>(std::lround(clamped * static_cast<float>(image.maxval)));
+    image.values[i] = static_cast<float>(image.raw[i]) / static_cast<float>(image.maxval);
   }
   return image;
+}
+
+void write_gray_image(const std::string& path, const GrayImage& image, const std::string& comment) {
+  image_detail::check_dimensions(path, image.width, image.height);
+  const std::size_t count = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height);
+  if (image.raw.size() != count) {
+    fail(path, "holds " + std::to_string(image.raw.size()) + " samples, expected " + std::to_string(count));
+  }
+  if (image.maxval < 1 || image.maxval > 65535) fail(path, "maxval " + std::to_string(image.maxval) + " (1..65535)");
+  const std::string extension = extension_of(path);
+  if (extension != ".png" && extension != ".pgm") {
+    fail(path, "unknown grey image type '" + extension + "': the name must end in .png or .pgm");
+  }
+  Raster raster;
+  raster.width = image.width;
+  raster.height = image.height;
+  raster.maxval = image.maxval;
+  raster.samples = image.raw;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (raster.samples[i] > image.maxval) {
+      fail(path, "sample " + std::to_string(i) + " is " + std::to_string(raster.samples[i]) + ", above maxval " +
+                     std::to_string(image.maxval));
+    }
+  }
+  // PNG has 8 or 16 bits per sample; another maxval is stretched to the full range.
+  if (extension == ".png" && raster.maxval != 255 && raster.maxval != 65535) {
+    const std::uint32_t target = raster.maxval > 255 ? 65535 : 255;
+    for (std::uint16_t& sample : raster.samples) {
+      sample = static_cast<std::uint16_t>((std::uint64_t{sample} * target * 2 + raster.maxval) / (2 * raster.maxval));
+    }
+    raster.maxval = target;
+  }
+  write_raster(path, raster, comment);
 }
 
 std::array<std::uint8_t, 3> colormap(std::uint8_t level) {
