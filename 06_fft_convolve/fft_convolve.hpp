@@ -57,6 +57,32 @@ inline constexpr std::int64_t kMaxPixels = 1ll << 28;   // 268 M pixels: the pad
 // flat areas and texture to work on. Depends only on (width, height, seed), never on threads.
 Image test_image(int width, int height, std::uint64_t seed);
 
+// An image file named on the command line (PNG, PGM 8/16-bit, PPM as grey), in [0, 1]; any
+// problem with it is a course::UsageError: "--image: <path>: <what is wrong>" (images.cpp).
+Image load_image(const std::string& path);
+
+// The pictures of a run (images.cpp): <folder>/input.png, reference.png, and for each result
+// <name>.png (through the reference's value range) and <name>_difference.png (|result - against|,
+// or |result - reference|, through its own maximum), 16-bit grey, written atomically.
+struct NamedResult {
+  std::string name;                 // "cpu", "gpu", "naive" -> cpu.png, cpu_difference.png
+  std::span<const float> values;
+  std::span<const float> against;   // empty: the reference
+  std::string against_name;         // what `against` is, for the plot's title
+};
+struct ImageFile {
+  std::string name, file;
+  double low = 0, high = 1;         // the values that black and white stand for
+  std::string against;              // for a difference: what the result was compared with
+};
+struct ImageFiles {
+  std::string folder;               // absolute
+  double low = 0, high = 1;         // the reference's range, shared by all results
+  std::vector<ImageFile> images;
+};
+ImageFiles write_result_images(const std::string& folder, const Image& input, std::span<const double> reference,
+                               const std::vector<NamedResult>& results);
+
 // ---- Filters ---------------------------------------------------------------------------------
 
 inline constexpr int kMaxFilterSize = 255;

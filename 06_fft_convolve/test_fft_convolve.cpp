@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "course/errors.hpp"
+#include "course/image.hpp"
 #include "course/random.hpp"
 #include "fft_convolve.hpp"
 
@@ -201,6 +202,91 @@ TEST(Filters, FilterFilesThatCannotBeReadAreUsageErrors) {
   EXPECT_EQ(fft_convolve::read_filter_file((folder / "good.txt").string()).sum(), 0.0);
   EXPECT_THROW(fft_convolve::read_filter_file(folder.string()), course::UsageError);  // a folder
   std::filesystem::remove_all(folder);
+}
+
+// ---- Images in and out ------------------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+// A fresh, empty folder per test, removed afterwards.
+class ImageFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("fft_convolve_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                                           "_" + std::to_string(course::fresh_seed()));
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+  void write_bytes(const std::string& name, const std::string& bytes) const {
+    std::ofstream(folder_ / name, std::ios::binary) << bytes;
+  }
+  // The one-line UsageError that loading `name` gives.
+  std::string load_error(const std::string& name) const {
+    try {
+      fft_convolve::load_image(path(name));
+    } catch (const course::UsageError& error) {
+      return error.what();
+    }
+    return "(loaded)";
+  }
+  fs::path folder_;
+};
+
+TEST_F(ImageFiles, PngAndPgmRoundTripAtEightAndSixteenBits) {
+  const Image image = fft_convolve::test_image(37, 23, 9);
+  for (const int bits : {8, 16}) {
+    for (const char* extension : {".png", ".pgm"}) {
+      const std::string file = path("round" + std::to_string(bits) + extension);
+      course::write_gray_image(file, course::gray_from_values(image.pixels, image.width, image.height, bits));
+      const Image back = fft_convolve::load_image(file);
+      ASSERT_EQ(back.width, 37);
+      ASSERT_EQ(back.height, 23);
+      const double step = bits == 8 ? 1.0 / 255 : 1.0 / 65535;
+      for (std::size_t i = 0; i < image.size(); ++i) ASSERT_NEAR(back.pixels[i], image.pixels[i], 0.5 * step + 1e-7) << file;
+    }
+  }
+}
+
+TEST_F(ImageFiles, EveryBadImageIsAOneLineUsageError) {
+  write_bytes("magic.pgm", "P9\n2 2\n255\nabcd");
+  write_bytes("truncated.pgm", "P5\n4 4\n255\nabc");
+  write_bytes("maxval0.pgm", "P5\n2 2\n0\n\0\0\0\0");
+  write_bytes("zero.pgm", "P5\n0 4\n255\n");
+  write_bytes("absurd.pgm", "P5\n4000000000 4000000000\n65535\n");
+  write_bytes("empty.png", "");
+  for (const char* name : {"missing.png", "magic.pgm", "truncated.pgm", "maxval0.pgm", "zero.pgm", "absurd.pgm", "empty.png"}) {
+    const std::string message = load_error(name);
+    EXPECT_EQ(message.rfind("--image: ", 0), 0u) << name << ": " << message;
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST_F(ImageFiles, ResultsAreWrittenThroughTheReferenceRange) {
+  const Image image = fft_convolve::test_image(40, 30, 2);
+  const Filter f = fft_convolve::classic_filter();
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  std::vector<float> y(image.size());
+  fft_convolve::convolve_direct(image, f, y, 1);
+  std::vector<float> shifted = y;
+  shifted[0] += 1.0f;
+  const fft_convolve::ImageFiles files = fft_convolve::write_result_images(
+      folder_.string(), image, reference, {{"cpu", y, {}, ""}, {"gpu", shifted, y, "cpu"}});
+  std::vector<std::string> names;
+  for (const auto& file : files.images) names.push_back(file.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"input", "reference", "cpu", "cpu_difference", "gpu", "gpu_difference"}));
+  EXPECT_LT(files.low, 0.0);  // the classic's output has both signs
+  EXPECT_GT(files.high, 0.0);
+  const course::GrayImage cpu = course::read_gray_image(path("cpu.png"));
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    EXPECT_NEAR(cpu.values[i], (reference[i] - files.low) / (files.high - files.low), 1e-4);
+  }
+  const course::GrayImage difference = course::read_gray_image(path("gpu_difference.png"));
+  EXPECT_EQ(difference.values[0], 1.0f);  // the largest difference is white
+  EXPECT_EQ(difference.values[1], 0.0f);
+  EXPECT_NEAR(files.images.back().high, 1.0, 1e-6);
+  EXPECT_EQ(files.images.back().against, "cpu");
 }
 
 // ---- The test image ----------------------------------------------------------------------------
