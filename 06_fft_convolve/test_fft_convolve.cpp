@@ -21,6 +21,7 @@
 #include "course/errors.hpp"
 #include "course/image.hpp"
 #include "course/random.hpp"
+#include "exercises/exercises.hpp"
 #include "fft_convolve.hpp"
 
 namespace {
@@ -527,6 +528,35 @@ TEST(Verify, TheBoundGrowsWithTheFilterAndTheFftSize) {
   EXPECT_GT(fft_convolve::error_factor(5, large), fft_convolve::error_factor(5, small));
   EXPECT_NEAR(fft_convolve::error_factor(63, small), fft_convolve::gamma_bound(63 * 63), 1e-15);  // the direct sum dominates
   EXPECT_DOUBLE_EQ(fft_convolve::gamma_bound(1), 0x1.0p-24 / (1 - 0x1.0p-24));
+}
+
+// ---- Exercise 2 (CPU): the solution is checked; the starter, as shipped, must fail ---------------
+
+TEST(Exercise, SeparableCpuSolutionMatches) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : {fft_convolve::gaussian_filter(7), fft_convolve::box_filter(3), fft_convolve::gaussian_filter(31),
+                          fft_convolve::parse_filter("1 2 -1\n2 4 -2\n3 6 -3", "rank 1, not symmetric")}) {
+    for (const Size& s : kSizes) {
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      ASSERT_TRUE(f.separable());
+      const Image image = random_image(s, seed);
+      const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+      std::vector<float> y(image.size());
+      course::poison(y);
+      fft_convolve::exercises::convolve_separable_solution(image, f, y, 2);
+      const course::VerifyResult result = check(y, image, f, reference);
+      EXPECT_TRUE(result.passed) << result.summary();
+    }
+  }
+}
+
+TEST(Exercise, SeparableCpuStarterAsShippedFails) {
+  const Image image = fft_convolve::test_image(64, 48, 1);
+  const Filter f = fft_convolve::gaussian_filter(7);
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  std::vector<float> y(image.size());
+  fft_convolve::exercises::convolve_separable_starter(image, f, y, 2);
+  EXPECT_FALSE(check(y, image, f, reference).passed) << "the starter passes as shipped: has it been solved?";
 }
 
 // ---- Kernel 05's callback compiles to LTO-IR without a GPU ----------------------------------------

@@ -48,6 +48,7 @@ class NaiveC2c final : public GpuConvolver {
   explicit NaiveC2c(const GpuProblem& problem) : p_(problem) {}
 
   std::string unsupported() const override {
+    if (p_.filter->size == 1) return "a 1 x 1 filter neither spreads nor shifts: the naive way is exact, nothing to show";
     if (p_.filter->size > p_.height || p_.filter->size > p_.width) {
       return "the filter does not fit in the image (the naive way has no padding)";
     }
