@@ -207,15 +207,17 @@ course::VerifyResult verify_border(std::span<const float> result, std::span<cons
 // ---- GPU: the registry -------------------------------------------------------------------------
 
 // Where a GPU method finds its data. The device buffers are owned by the caller and filled in
-// before setup() runs; `padded` is the FFT shape to use (0 x 0: the method picks the smallest
-// fast shape itself).
+// before setup() runs. The FFT methods' size: *padded if given (read at setup), else measured
+// (gpu::choose_padding) if measure_padding, else the smallest fast shape.
 struct GpuProblem {
   int width = 0, height = 0;
   const Filter* filter = nullptr;
   const course::DeviceBuffer<float>* input = nullptr;  // height x width
   course::DeviceBuffer<float>* output = nullptr;       // height x width, every pixel written
-  PaddedShape padded;
+  const PaddedShape* padded = nullptr;
+  bool measure_padding = false;
 };
+PaddedShape fft_shape(const GpuProblem& problem, cudaStream_t stream);  // the rule above (kernels/fft_steps.cu)
 
 // One GPU method: made cheaply (no CUDA call), asked whether it applies to the filter, set up
 // once (plans, the filter's spectrum, constant memory: untimed, reported as setup time), then run
@@ -227,8 +229,12 @@ class GpuConvolver {
   virtual std::string unsupported() const { return ""; }
   virtual void setup(cudaStream_t stream) = 0;
   virtual void run(cudaStream_t stream) = 0;
-  // After setup: the method's shape in words ("FFT 4116 x 4116, plans 2 x 134 MB work area").
+  // After setup: the method's shape in words ("FFT 4116 x 4116, plan work areas 130 MiB").
   virtual std::string note() const { return ""; }
+  // A memory-bound method's ideal DRAM traffic per image pixel (8: read once, written once), the
+  // bytes its row is held against the device copy with; 0 for an FFT method, held against one
+  // cuFFT R2C + C2R pair instead.
+  virtual double bytes_per_pixel() const { return 0; }
 };
 
 // One line per kernel of kernels/registry.inc: std::unique_ptr<GpuConvolver> launch_direct_tiled(const GpuProblem&); ...
@@ -238,8 +244,14 @@ class GpuConvolver {
 
 using Launcher = std::unique_ptr<GpuConvolver> (*)(const GpuProblem&);
 
-std::span<const course::KernelEntry<Launcher>> kernels();
-const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+// The registry: every method above with what it is (course::KernelTraits: the headline, the
+// teaching row expected to fail), in the order of the progression. kernels() and kernel(name).
+inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
+#define COURSE_KERNEL COURSE_KERNEL_ENTRY
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
 // The largest filter the direct GPU kernel holds in constant memory (with its tile's halo in
 // 48 KiB of shared memory). The separable kernel takes any size up to kMaxFilterSize.

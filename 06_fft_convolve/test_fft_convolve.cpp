@@ -14,15 +14,21 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
 #include "course/errors.hpp"
 #include "course/image.hpp"
 #include "course/random.hpp"
+#include "course/stream.hpp"
 #include "exercises/exercises.hpp"
 #include "fft_convolve.hpp"
+#include "gpu_test.hpp"
 
 namespace {
 
@@ -565,6 +571,172 @@ TEST(FftCallback, TheLoadCallbackCompilesToLtoIr) {
   const std::vector<char> lto_ir = fft_convolve::product_callback_lto_ir(90);
   EXPECT_GT(lto_ir.size(), 100u);
   EXPECT_THROW(fft_convolve::product_callback_lto_ir(10), course::Error);  // no such target
+}
+
+// ---- GPU: every method of the registry, without naming one --------------------------------------
+
+struct GpuResult {
+  std::vector<float> output;
+  std::string unsupported;  // non-empty: the method said why it does not apply (nothing ran)
+};
+
+// Makes, sets up and runs one method (twice: the second run from a poisoned output must give the
+// same answer) on `image` and `filter`.
+GpuResult run_on_gpu(const std::function<std::unique_ptr<fft_convolve::GpuConvolver>(const fft_convolve::GpuProblem&)>& make,
+                     const Image& image, const Filter& filter, bool measure_padding = false) {
+  course::Stream stream;
+  course::DeviceBuffer<float> d_input(image.size(), "test image"), d_output(image.size(), "test result");
+  d_input.copy_from_host(image.pixels);
+  const fft_convolve::GpuProblem problem{image.width, image.height, &filter, &d_input, &d_output, nullptr, measure_padding};
+  const std::unique_ptr<fft_convolve::GpuConvolver> method = make(problem);
+  GpuResult result{std::vector<float>(image.size()), method->unsupported()};
+  if (!result.unsupported.empty()) return result;
+  method->setup(stream.get());
+  std::vector<float> first(image.size());
+  for (int run = 0; run < 2; ++run) {
+    d_output.poison();
+    CUDA_CHECK(cudaDeviceSynchronize());  // the poison and the input copy are in the legacy stream
+    method->run(stream.get());
+    stream.synchronize();
+    d_output.copy_to_host(run == 0 ? first : result.output);
+  }
+  EXPECT_EQ(first, result.output) << "two runs of the same method differ";
+  return result;
+}
+
+class GpuKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuKernels, MatchesTheReferenceAtAwkwardSizes) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto& kernel = fft_convolve::kernel(GetParam());
+  const std::uint64_t seed = course::fresh_seed();
+  int ran = 0;
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      const Image image = random_image(s, seed);
+      const GpuResult result = run_on_gpu(kernel.launch, image, f);
+      if (!result.unsupported.empty()) continue;  // checked in ...SaysWhyItDoesNotApply
+      ++ran;
+      const std::vector<double> linear = fft_convolve::convolve_reference(image, f);
+      if (kernel.traits.expected_to_fail) {
+        // The naive way: exactly the circular convolution, and wrong against the linear one.
+        const course::VerifyResult circular = check(result.output, image, f, fft_convolve::circular_reference(image, f));
+        EXPECT_TRUE(circular.passed) << circular.summary();
+        EXPECT_FALSE(check(result.output, image, f, linear).passed);
+      } else {
+        const course::VerifyResult whole = check(result.output, image, f, linear);
+        EXPECT_TRUE(whole.passed) << whole.summary();
+        const course::VerifyResult border = fft_convolve::verify_border(
+            result.output, linear, s.height, s.width, f,
+            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), linear));
+        EXPECT_TRUE(border.passed) << border.summary();
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "the method applied to none of the test problems";
+}
+
+TEST_P(GpuKernels, SaysWhyItDoesNotApply) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto& kernel = fft_convolve::kernel(GetParam());
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      const Image image = random_image(s, 1);
+      const GpuResult result = run_on_gpu(kernel.launch, image, f);
+      if (result.unsupported.empty()) continue;
+      // Only for the documented reasons: no padding room, not separable, too large, nothing to show.
+      const bool known = result.unsupported.find("does not fit") != std::string::npos ||
+                         result.unsupported.find("not separable") != std::string::npos ||
+                         result.unsupported.find("larger than") != std::string::npos ||
+                         result.unsupported.find("1 x 1") != std::string::npos;
+      EXPECT_TRUE(known) << kernel.name << ": " << result.unsupported;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuKernels, ::testing::ValuesIn(course::kernel_names(fft_convolve::kernels())),
+                         course::testing::ParamName());
+
+TEST(Registry, HasOneHeadlineAndOneTeachingRow) {
+  int headlines = 0, expected_failures = 0;
+  for (const auto& kernel : fft_convolve::kernels()) {
+    headlines += kernel.traits.headline ? 1 : 0;
+    expected_failures += kernel.traits.expected_to_fail ? 1 : 0;
+  }
+  EXPECT_EQ(headlines, 1);
+  EXPECT_EQ(expected_failures, 1);
+}
+
+TEST(GpuMethods, ConstantMemoryFiltersDoNotLeakBetweenMethods) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // Two direct methods with different filters, set up one after the other, then run in turn:
+  // each must find its own taps in constant memory.
+  const Image image = random_image({45, 61}, 2);
+  const Filter a = fft_convolve::classic_filter(), b = fft_convolve::gaussian_filter(9);
+  course::Stream stream;
+  course::DeviceBuffer<float> d_input(image.size()), d_a(image.size()), d_b(image.size());
+  d_input.copy_from_host(image.pixels);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (const auto& kernel : fft_convolve::kernels()) {
+    if (kernel.traits.expected_to_fail) continue;
+    auto first = kernel.launch({image.width, image.height, &a, &d_input, &d_a, nullptr, false});
+    auto second = kernel.launch({image.width, image.height, &b, &d_input, &d_b, nullptr, false});
+    if (!first->unsupported().empty() || !second->unsupported().empty()) continue;
+    first->setup(stream.get());
+    second->setup(stream.get());
+    first->run(stream.get());
+    second->run(stream.get());
+    first->run(stream.get());
+    stream.synchronize();
+    std::vector<float> ya(image.size()), yb(image.size());
+    d_a.copy_to_host(ya);
+    d_b.copy_to_host(yb);
+    EXPECT_TRUE(check(ya, image, a, fft_convolve::convolve_reference(image, a)).passed) << kernel.name;
+    EXPECT_TRUE(check(yb, image, b, fft_convolve::convolve_reference(image, b)).passed) << kernel.name;
+  }
+}
+
+TEST(GpuMethods, MeasuredPaddingPicksACandidateAndStillMatches) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  course::Stream stream;
+  const fft_convolve::gpu::PaddingChoice choice = fft_convolve::gpu::choose_padding(300, 200, 7, stream.get(), 2);
+  EXPECT_GT(choice.pair_ms, 0.0);
+  bool candidate = false;
+  for (const auto& shape : fft_convolve::padding_candidates(300, 200, 7, 3)) {
+    candidate = candidate || (shape.height == choice.shape.height && shape.width == choice.shape.width);
+  }
+  EXPECT_TRUE(candidate) << choice.shape.text();
+  EXPECT_GT(fft_convolve::gpu::time_fft_pair(choice.shape, stream.get(), 3), 0.0);
+  const Image image = fft_convolve::test_image(200, 300, 4);
+  const Filter f = fft_convolve::gaussian_filter(7);
+  const GpuResult result = run_on_gpu(fft_convolve::kernel("fft_r2c").launch, image, f, true);
+  EXPECT_TRUE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed);
+}
+
+// ---- Exercise 1 (GPU): the solution is checked; the starter, as shipped, must fail ---------------
+
+TEST(GpuExercise, FixedNaiveSolutionMatches) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      const Image image = random_image(s, seed);
+      const GpuResult result = run_on_gpu(fft_convolve::exercises::make_fixed_naive_solution, image, f);
+      const course::VerifyResult whole = check(result.output, image, f, fft_convolve::convolve_reference(image, f));
+      EXPECT_TRUE(whole.passed) << whole.summary();
+    }
+  }
+}
+
+TEST(GpuExercise, FixedNaiveStarterAsShippedFails) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const Image image = fft_convolve::test_image(64, 48, 1);
+  const Filter f = fft_convolve::classic_filter();
+  const GpuResult result = run_on_gpu(fft_convolve::exercises::make_fixed_naive_starter, image, f);
+  EXPECT_FALSE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed)
+      << "the starter passes as shipped: has it been solved?";
 }
 
 }  // namespace

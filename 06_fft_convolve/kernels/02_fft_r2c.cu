@@ -59,7 +59,7 @@ class FftR2c final : public GpuConvolver {
   std::string unsupported() const override { return ""; }  // any image, any filter
 
   void setup(cudaStream_t stream) override {
-    shape_ = p_.padded.height > 0 ? p_.padded : linear_padding(p_.height, p_.width, p_.filter->size);
+    shape_ = fft_shape(p_, stream);
     forward_.emplace(shape_.height, shape_.width, CUFFT_R2C);
     inverse_.emplace(shape_.height, shape_.width, CUFFT_C2R);
     padded_ = course::DeviceBuffer<float>(shape_.real_count(), "the padded image");

@@ -119,6 +119,8 @@ class DirectTiled final : public GpuConvolver {
     CUDA_CHECK_LAUNCH("direct_tiled_kernel");
   }
 
+  double bytes_per_pixel() const override { return 2 * sizeof(float); }  // the image read once, the result written once
+
   std::string note() const override {
     const int k = p_.filter->size;
     return "tile 32 x 32 + halo " + std::to_string(k - 1) + ", " +

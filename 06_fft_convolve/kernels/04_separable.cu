@@ -115,6 +115,8 @@ class Separable final : public GpuConvolver {
     CUDA_CHECK_LAUNCH("column_pass_kernel");
   }
 
+  double bytes_per_pixel() const override { return 4 * sizeof(float); }  // two passes, each a read and a write
+
   std::string note() const override { return "2 passes of " + std::to_string(p_.filter->size) + " taps, scratch image"; }
 
  private:

@@ -56,7 +56,7 @@ class FftCallback final : public GpuConvolver {
   explicit FftCallback(const GpuProblem& problem) : p_(problem) {}
 
   void setup(cudaStream_t stream) override {
-    shape_ = p_.padded.height > 0 ? p_.padded : linear_padding(p_.height, p_.width, p_.filter->size);
+    shape_ = fft_shape(p_, stream);
     const std::vector<char> lto_ir = product_callback_lto_ir(current_architecture());
     forward_.emplace(shape_.height, shape_.width, CUFFT_R2C);
     // The 1/N of the inverse transform goes into the filter's spectrum, once.
