@@ -46,9 +46,10 @@ int run(int argc, char** argv) {
                         {{"--width", "image width in pixels (generated image)", 512, kMaxSide},
                          {"--height", "image height in pixels (generated image)", 512, kMaxSide}},
                         "-n,--size", "square image: width = height = N");
+  lesson.set_unit(course::units::items("Gpixel/s", "pixels"));
   fft_convolve::LessonOptions flags;
   fft_convolve::add_lesson_options(lesson, flags);
-  const course::CommonOptions& options = lesson.parse(argc, argv);
+  lesson.parse(argc, argv);
 
   // The data: the image (a file, or generated), the filter, and their double reference.
   const fft_convolve::FftwPlanner planner = fft_convolve::planner_from_name(flags.fftw_planner);
@@ -57,7 +58,6 @@ int run(int argc, char** argv) {
   const fft_convolve::Image& image = problem.image;
   lesson.set_title(problem.filter.name + " on a " + std::to_string(image.width) + " x " + std::to_string(image.height) +
                    (flags.image_path.empty() ? " generated image" : " image (" + flags.image_path + ")"));
-  lesson.set_unit(course::units::items("Gpixel/s", "pixels"));
   require_memory(lesson, problem);
   std::printf("Verification: every pixel and the border against the direct sum in double; %s\n",
               fft_convolve::describe_tolerance(image, problem.filter, problem.tolerance_shape).c_str());
