@@ -45,15 +45,18 @@ std::vector<std::int64_t> fast_size_candidates(std::int64_t n, int count) {
 
 std::string PaddedShape::text() const { return std::to_string(height) + " x " + std::to_string(width); }
 
+// At least 2 per side: a 2-D FFT plan of one row or one column is not something cuFFT accepts
+// for every type, and the extra zeros change nothing.
 PaddedShape linear_padding(int height, int width, int filter_size) {
-  return {static_cast<int>(next_fast_size(height + filter_size - 1)),
-          static_cast<int>(next_fast_size(width + filter_size - 1))};
+  return {static_cast<int>(next_fast_size(std::max(height + filter_size - 1, 2))),
+          static_cast<int>(next_fast_size(std::max(width + filter_size - 1, 2)))};
 }
 
 std::vector<PaddedShape> padding_candidates(int height, int width, int filter_size, int per_side) {
   // Per side: the `per_side` smallest fast sizes, and the next power of two (what rounding up
   // would pick), so the measurement shows what each choice costs.
   auto side = [per_side](std::int64_t n) {
+    n = std::max<std::int64_t>(n, 2);
     std::vector<std::int64_t> sizes = fast_size_candidates(n, per_side);
     std::int64_t power = 1;
     while (power < n) power *= 2;

@@ -8,6 +8,8 @@ scripts/plot.py loads this module and calls plot(reports, out_dir, course). From
                                      FFT (no padding, filter in the corner) and |naive - right|
   06_fft_convolve_crossover.png      median time against the filter size K (--sweep filter-size),
                                      CPU and GPU side by side: where the FFT starts to win
+The pictures of a run with another filter than the classic are named after it
+(06_fft_convolve_naive_wrap_box_31.png), so several runs in one folder keep theirs apart.
 
     python3 scripts/plot.py run.json --out plots
 """
@@ -58,6 +60,16 @@ def image_figure(plt, report, panels, title, path):
     return path
 
 
+def filter_tag(name):
+    """'' for the classic, else a file-name part: 'gaussian 9 x 9 (sigma 1.5)' -> '_gaussian_9'."""
+    words = name.split()
+    if not words or words[0] == "classic":
+        return ""
+    if words[0] == "file":
+        return "_file"
+    return "_" + "_".join(words[:2])
+
+
 def plot_images(plt, report, out_dir, course):
     extra = report.get("extra", {})
     if "images" not in extra:
@@ -74,7 +86,8 @@ def plot_images(plt, report, out_dir, course):
         panels = [("input", "input", False), ("reference", "reference (double, direct)", False),
                   ("cpu", "CPU (FFTW)", False), ("cpu_difference", "|CPU - reference|", True)]
     title = f"{LESSON}: {filt}, {size}\n{course.provenance(report)}"
-    path = image_figure(plt, report, panels, title, out_dir / f"{LESSON}_side_by_side.png")
+    tag = filter_tag(filt)
+    path = image_figure(plt, report, panels, title, out_dir / f"{LESSON}_side_by_side{tag}.png")
     if path:
         written.append(path)
     naive = "gpu_naive" if "gpu_naive" in names else "naive"
@@ -82,7 +95,7 @@ def plot_images(plt, report, out_dir, course):
     panels = [("input", "input", False), ("reference", "right: padded, centred", False),
               (naive, f"naive C2C ({where}): wrapped", False), (f"{naive}_difference", "|naive - right|", True)]
     path = image_figure(plt, report, panels, f"{LESSON}: the classic's naive FFT, {filt}, {size}\n"
-                        f"{course.provenance(report)}", out_dir / f"{LESSON}_naive_wrap.png")
+                        f"{course.provenance(report)}", out_dir / f"{LESSON}_naive_wrap{tag}.png")
     if path:
         written.append(path)
     return written
