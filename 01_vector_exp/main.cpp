@@ -4,24 +4,16 @@
 //   01_vector_exp                        10,000,000 elements (the default), every kernel
 //   01_vector_exp -l 67108864            2^26 elements: 512 MiB of traffic, far beyond the L2 cache
 //   01_vector_exp --kernel grid_stride   one kernel of the progression (kernels/registry.inc)
-//   01_vector_exp --no-flush-l2          keep the L2 cache warm between repetitions
-//
-// The lesson declares its data and variants; the harness (course/harness.hpp) verifies, times
-// and reports each one: CPU versions, every selected kernel, the headline kernel with L2 left
-// warm, the copies, and end to end.
+// The harness (course/harness.hpp) verifies, times and reports every row declared here.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "course/check.hpp"
 #include "course/format.hpp"
 #include "course/harness.hpp"
 #include "course/main.hpp"
 #include "course/random.hpp"
-#include "course/timing.hpp"
 #include "vector_exp.hpp"
 
 namespace {
@@ -29,157 +21,127 @@ namespace {
 using course::Role;
 using course::Target;
 
-constexpr std::int64_t kDefaultLength = 10'000'000;
-constexpr std::int64_t kMaxLength = std::int64_t{1} << 36;
-constexpr std::string_view kHeadline = "one_pass";  // the kernel the summary quotes: the fastest step
+struct Data {
+  std::vector<float> x, y;
+  course::ReferenceBlock reference;      // exp(x) in double, computed while verifying
+  double bytes = 0;                      // x read once, y written once
+  vector_exp::LaunchConfig launch;       // --block, --grid, --ilp
+  course::DeviceBuffer<float> d_x, d_y;  // allocated only when a GPU is usable
+  course::Check host_check(double ulp) { return course::check_host<float>(y, reference, course::Tolerance::ulps(ulp)); }
+};
 
-// The classic demo's check by eye: the same inputs through std::exp and the GPU's expf and
-// __expf, each one's error against exp computed in double.
-void print_first_values(const std::vector<float>& x, const std::vector<float>& expf_values,
-                        const std::vector<float>& fast_values, int count) {
-  const std::size_t shown = std::min<std::size_t>(x.size(), static_cast<std::size_t>(count));
-  if (shown == 0 || expf_values.empty()) return;
-  std::printf("\nFirst values (9 significant digits; ulp = error against exp in double precision)\n");
-  std::printf("  %4s %14s %15s %5s %15s %5s %15s %5s %20s\n", "i", "x", "CPU std::exp", "ulp", "GPU expf", "ulp",
-              "GPU __expf", "ulp", "exp in double");
-  for (std::size_t i = 0; i < shown; ++i) {
-    const double exact = std::exp(static_cast<double>(x[i]));
-    const float cpu = std::exp(x[i]);
-    std::printf("  %4zu %14.9g %15.9g %5.2f %15.9g %5.2f %15.9g %5.2f %20.15g\n", i, x[i], cpu,
-                course::ulp_error(cpu, exact), expf_values[i], course::ulp_error(expf_values[i], exact), fast_values[i],
-                course::ulp_error(fast_values[i], exact), exact);
+// The scalar loops and the SIMD loop without software prefetch are teaching rows; the SIMD rows
+// with it (glibc's vector expf, cache lines requested ahead) are what the GPU's speedups are quoted
+// against, all held against a host copy of the same traffic. glibc: expf < 1 ulp, libmvec 4 ulp.
+void add_cpu_rows(course::Lesson& lesson, Data& d) {
+  using vector_exp::Prefetch;
+  const std::string threads = std::to_string(lesson.options().cpu_threads()) + " threads";
+  auto row = [&](std::string name, Role role, double ulp, auto compute, std::string note = "") {
+    lesson.add({.name = std::move(name), .role = role, .work = d.bytes, .ceiling = "host_copy",
+                .run = [&d, compute](cudaStream_t) { compute(std::span<const float>(d.x), std::span<float>(d.y)); },
+                .check = d.host_check(ulp), .note = std::move(note)});
+  };
+  lesson.add_host_copy_ceiling(d.bytes);
+  row("CPU std::exp, 1 thread, scalar (teaching)", Role::detail, 1, vector_exp::exp_serial);
+  row("CPU std::exp, " + threads + ", scalar (teaching)", Role::detail, 1, vector_exp::exp_parallel);
+  row("CPU libmvec expf, 1 thread, no prefetch (teaching)", Role::detail, 4,
+      [](auto x, auto y) { vector_exp::exp_simd_serial(x, y, Prefetch::hardware_only); },
+      std::string(vector_exp::simd_width_name()) +
+          " (the widest this CPU has); the + prefetch rows also request each array's cache lines 2 KiB ahead");
+  row("CPU libmvec expf + prefetch, 1 thread", Role::cpu_serial, 4, [](auto x, auto y) { vector_exp::exp_simd_serial(x, y); });
+  row("CPU libmvec expf + prefetch, " + threads, Role::cpu_parallel, 4,
+      [](auto x, auto y) { vector_exp::exp_simd_parallel(x, y); });
+}
+
+// One row per selected kernel, held to the accuracy its registry line promises. The first launch
+// also loads the kernels' code onto the GPU: a setup step, timed apart. The verified run picks
+// the grid (an occupancy query); the timed runs reuse it, so no query sits between the events.
+void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::string>& selected) {
+  const course::SetupStep first_launch = lesson.add_setup("first kernel launch (loads the kernels' code)", [&] {
+    vector_exp::launch_one_per_element(d.d_x.data(), d.d_y.data(), d.x.size(), d.launch, lesson.stream());
+    CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
+  });
+  const double largest = vector_exp::max_abs(d.x);
+  lesson.add_kernels(vector_exp::kernels(), selected, [&](const auto& kernel, course::Precision) {
+    const course::Tolerance promise = course::Tolerance::ulps(vector_exp::promised_ulp(kernel.traits, largest));
+    auto shape = std::make_shared<course::LaunchShape>();
+    return course::Variant{.name = "GPU " + std::string(kernel.name), .target = Target::gpu, .work = d.bytes,
+                           .ceiling = "d2d_copy", .setup_step = first_launch,
+                           .run = [&d, launcher = kernel.launch, shape](cudaStream_t s) {
+                             vector_exp::LaunchConfig config = d.launch;
+                             if (shape->blocks > 0) config.grid_size = static_cast<int>(shape->blocks);
+                             *shape = launcher(d.d_x.data(), d.d_y.data(), d.x.size(), config, s);
+                           },
+                           .check = course::check_device<float>(d.d_y, d.y, d.reference, promise),
+                           .note_after_run = [shape] { return shape->describe(); }};
+  });
+}
+
+// The headline without the L2 flush, the copies alone, and end to end: what a program that
+// starts and ends with host data waits for. The copies use ordinary (pageable) host memory;
+// lesson 03 shows pinned memory and overlapping copies.
+void add_transfer_rows(course::Lesson& lesson, Data& d) {
+  const auto& headline = course::headline_kernel(vector_exp::kernels());
+  const std::string name(headline.name);  // the kernel the end-to-end row runs
+  auto run_headline = [&d, go = headline.launch](cudaStream_t s) { go(d.d_x.data(), d.d_y.data(), d.x.size(), d.launch, s); };
+  if (lesson.options().flush_l2) {  // what is still in L2 is served from there
+    lesson.add({.name = "GPU " + name + ", L2 left warm", .target = Target::gpu, .work = d.bytes,
+                .ceiling = "d2d_copy_warm_l2", .run = run_headline, .flush_l2 = false});
   }
+  const course::RepeatOptions copies{1, std::min(lesson.options().reps, 10)};
+  lesson.add({.name = "GPU copy x to device (pageable)", .target = Target::gpu, .work = d.bytes / 2,
+              .run = [&](cudaStream_t) { d.d_x.copy_from_host(d.x); }, .timing = course::Timing::host, .repeat = copies});
+  lesson.add({.name = "GPU copy y to host (pageable)", .target = Target::gpu, .work = d.bytes / 2,
+              .run = [&](cudaStream_t) { d.d_y.copy_to_host(d.y); }, .timing = course::Timing::host, .repeat = copies});
+  lesson.add({.name = "GPU end-to-end: copy in, " + name + ", copy out", .target = Target::gpu,
+              .role = Role::gpu_end_to_end, .work = d.bytes,
+              .run = [&d, run_headline](cudaStream_t s) {
+                d.d_x.copy_from_host_async(d.x, s);
+                run_headline(s);
+                d.d_y.copy_to_host_async(d.y, s);  // the harness synchronizes before y is read
+              },
+              .check = d.host_check(2), .timing = course::Timing::host, .repeat = copies});
 }
 
 int run(int argc, char** argv) {
   course::Lesson lesson("01_vector_exp", "y = exp(x) for a vector of floats: CPU (1 thread, all cores) against GPU",
-                        {"-l,--length", "number of elements", kDefaultLength, kMaxLength});
-  vector_exp::LaunchConfig launch;
-  std::vector<std::string> kernel_names;
+                        {"-l,--length", "number of elements", 10'000'000, std::int64_t{1} << 36});
+  Data d;
+  std::vector<std::string> selected;
   int show = 6;
-  lesson.add_kernel_option(kernel_names, course::kernel_names(vector_exp::kernels()));
-  lesson.cli().add_option("--block", launch.block_size, "threads per block")->check(CLI::Range(1, 1024))->capture_default_str();
-  lesson.cli().add_option("--grid", launch.grid_size, "blocks in the grid (0 = each kernel's own choice)")
+  lesson.add_kernel_option(selected, vector_exp::kernels());
+  lesson.cli().add_option("--block", d.launch.block_size, "threads per block")->check(CLI::Range(1, 1024))->capture_default_str();
+  lesson.cli().add_option("--grid", d.launch.grid_size, "blocks in the grid (0 = each kernel's own choice)")
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
-  lesson.cli().add_option("--ilp", launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
+  lesson.cli().add_option("--ilp", d.launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
       ->check(CLI::IsMember({1, 2, 4, 8}))->capture_default_str();
   lesson.cli().add_option("--show", show, "first values to print side by side")->check(CLI::Range(0, 64))->capture_default_str();
   const course::CommonOptions& options = lesson.parse(argc, argv);
-  const auto selected = course::select_kernels(vector_exp::kernels(), kernel_names);
-
   const std::size_t n = static_cast<std::size_t>(options.size);
-  const double bytes = 2.0 * sizeof(float) * static_cast<double>(n);  // x read once, y written once
   lesson.set_title("y = exp(x) over " + course::format_count(n) + " floats");
   // Before the host allocates gigabytes it would not need: do x and y fit in the GPU?
   lesson.require_device_memory(2 * n * sizeof(float), "x and y (2 x " + course::format_bytes(4.0 * n) + ")");
   course::require_host_memory(2 * n * sizeof(float), "x and y on the host");
-
-  std::vector<float> x(n), y(n);
-  course::fill_normal(x, options.seed);  // mean 0, standard deviation 1
-  const course::ReferenceBlock reference = vector_exp::exp_reference(x);
-  const double largest = vector_exp::max_abs(x);
-  auto host_check = [&](double ulp) { return course::check_host<float>(y, reference, course::Tolerance::ulps(ulp)); };
-
-  // ---- CPU ----
-  // The scalar loops are teaching rows (what the compiler makes of std::exp by default), and so
-  // is the SIMD loop without software prefetch; the SIMD rows with it (glibc's vector expf, the
-  // next cache lines requested ahead) are what the GPU's speedups are quoted against. All are
-  // held against a host copy of the same traffic, measured now.
-  using vector_exp::Prefetch;
-  const std::string threads = std::to_string(options.cpu_threads()) + " threads";
-  const std::string simd = vector_exp::simd_width_name();
-  lesson.add_host_copy_ceiling(bytes);
-  lesson.add({.name = "CPU std::exp, 1 thread, scalar (teaching)", .work = bytes, .ceiling = "host_copy",
-              .run = [&](cudaStream_t) { vector_exp::exp_serial(x, y); }, .check = host_check(1)});  // glibc: < 1 ulp
-  lesson.add({.name = "CPU std::exp, " + threads + ", scalar (teaching)", .work = bytes, .ceiling = "host_copy",
-              .run = [&](cudaStream_t) { vector_exp::exp_parallel(x, y); }, .check = host_check(1)});
-  // glibc promises libmvec's functions to within 4 ulp.
-  lesson.add({.name = "CPU libmvec expf, 1 thread, no prefetch (teaching)", .work = bytes, .ceiling = "host_copy",
-              .run = [&](cudaStream_t) { vector_exp::exp_simd_serial(x, y, Prefetch::hardware_only); },
-              .check = host_check(4),
-              .note = simd + " (the widest this CPU has); the + prefetch rows also request each array's "
-                             "cache lines 2 KiB ahead"});
-  lesson.add({.name = "CPU libmvec expf + prefetch, 1 thread", .role = Role::cpu_serial, .work = bytes,
-              .ceiling = "host_copy", .run = [&](cudaStream_t) { vector_exp::exp_simd_serial(x, y); },
-              .check = host_check(4)});
-  lesson.add({.name = "CPU libmvec expf + prefetch, " + threads, .role = Role::cpu_parallel, .work = bytes,
-              .ceiling = "host_copy", .run = [&](cudaStream_t) { vector_exp::exp_simd_parallel(x, y); },
-              .check = host_check(4)});
-
-  // ---- GPU ----
-  course::DeviceBuffer<float> d_x, d_y;  // allocated only when a GPU is usable
-  double first_launch_ms = 0;
-  lesson.on_gpu([&] {
-    d_x = course::DeviceBuffer<float>(n, "x");
-    d_y = course::DeviceBuffer<float>(n, "y");
-    d_x.copy_from_host(x);
-    // The very first launch also loads the kernels' code onto the GPU: time it apart.
-    course::HostTimer timer;
-    vector_exp::launch_one_per_element(d_x.data(), d_y.data(), n, launch, lesson.stream());
-    CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
-    first_launch_ms = timer.elapsed_ms();
+  d.x.resize(n), d.y.resize(n), d.bytes = 2.0 * sizeof(float) * static_cast<double>(n);
+  course::fill_normal(d.x, options.seed);  // mean 0, standard deviation 1
+  d.reference = vector_exp::exp_reference(d.x);
+  add_cpu_rows(lesson, d);
+  lesson.on_gpu([&] {  // x and y on the GPU, x copied in
+    d.d_x = course::DeviceBuffer<float>(n, "x"), d.d_y = course::DeviceBuffer<float>(n, "y");
+    d.d_x.copy_from_host(d.x);
   });
-  lesson.add_device_copy_ceiling(bytes, /*also_warm_l2=*/options.flush_l2);
-
-  std::vector<float> head_expf, head_fast;  // the first values of two kernels, for the side-by-side
-  for (const auto* kernel : selected) {
-    const double ulp = vector_exp::promised_ulp(kernel->name, largest);
-    course::Check check = course::check_device<float>(d_y, y, reference, course::Tolerance::ulps(ulp));
-    std::vector<float>* head = kernel->name == kHeadline ? &head_expf : kernel->name == "fast_expf" ? &head_fast : nullptr;
-    if (head) {
-      check.verify = [verify = check.verify, head, &y] {
-        course::VerifyResult result = verify();
-        head->assign(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(y.size(), 64)));
-        return result;
-      };
-    }
-    // The verified run picks the grid (an occupancy query for the grid-stride steps); the timed
-    // runs reuse it, so no host-side query sits between the timing events.
-    auto shape = std::make_shared<course::LaunchShape>();
-    lesson.add({.name = "GPU " + std::string(kernel->name), .target = Target::gpu,
-                .role = kernel->name == kHeadline ? Role::gpu_kernel : Role::detail, .work = bytes,
-                .ceiling = "d2d_copy",
-                .run = [&, kernel, shape](cudaStream_t s) {
-                  vector_exp::LaunchConfig config = launch;
-                  if (shape->blocks > 0) config.grid_size = static_cast<int>(shape->blocks);
-                  *shape = kernel->launch(d_x.data(), d_y.data(), n, config, s);
-                },
-                .check = check, .note_after_run = [shape] { return shape->describe(); }});
-  }
-
-  const auto& headline = vector_exp::kernel(kHeadline);
-  auto run_headline = [&](cudaStream_t s) { headline.launch(d_x.data(), d_y.data(), n, launch, s); };
-  if (options.flush_l2) {  // the same kernel without the flush: what is still in L2 is served from there
-    lesson.add({.name = "GPU " + std::string(kHeadline) + ", L2 left warm", .target = Target::gpu, .work = bytes,
-                .ceiling = "d2d_copy_warm_l2", .run = run_headline, .flush_l2 = false});
-  }
-  // End to end: what a program that starts and ends with host data waits for. The copies use
-  // ordinary (pageable) host memory; lesson 03 shows pinned memory and overlapping copies.
-  const course::RepeatOptions copy_repeat{1, std::min(options.reps, 10)};
-  lesson.add({.name = "GPU copy x to device (pageable)", .target = Target::gpu, .work = bytes / 2,
-              .run = [&](cudaStream_t) { d_x.copy_from_host(x); }, .timing = course::Timing::host,
-              .repeat = copy_repeat});
-  lesson.add({.name = "GPU copy y to host (pageable)", .target = Target::gpu, .work = bytes / 2,
-              .run = [&](cudaStream_t) { d_y.copy_to_host(y); }, .timing = course::Timing::host,
-              .repeat = copy_repeat});
-  lesson.add({.name = "GPU end-to-end: copy in, " + std::string(kHeadline) + ", copy out", .target = Target::gpu,
-              .role = Role::gpu_end_to_end, .work = bytes,
-              .run = [&](cudaStream_t s) {
-                d_x.copy_from_host_async(x, s);
-                run_headline(s);
-                d_y.copy_to_host_async(y, s);  // the harness synchronizes before y is read
-              },
-              .check = host_check(2), .timing = course::Timing::host, .repeat = copy_repeat});
+  lesson.add_device_copy_ceiling(d.bytes, /*also_warm_l2=*/options.flush_l2);
+  add_kernel_rows(lesson, d, selected);
+  add_transfer_rows(lesson, d);
 
   lesson.run_variants();
-  print_first_values(x, head_expf, head_fast, head_fast.empty() ? 0 : show);
   if (lesson.has_gpu()) {
-    std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n",
-                lesson.gpu().context_creation_ms, first_launch_ms);
-    lesson.report().extra()["first_launch_ms"] = first_launch_ms;
-    lesson.report().extra()["context_creation_ms"] = lesson.gpu().context_creation_ms;
+    vector_exp::print_first_values(d.x, d.d_x.data(), d.d_y.data(), d.launch, lesson.stream(), show);
+    const double first_ms = lesson.report().setups().at(0).ms, context_ms = lesson.gpu().context_creation_ms;
+    std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n", context_ms, first_ms);
+    lesson.report().extra().update({{"first_launch_ms", first_ms}, {"context_creation_ms", context_ms}});
   }
-  lesson.report().extra()["launch"] = {{"block", launch.block_size}, {"grid", launch.grid_size}, {"ilp", launch.ilp}};
+  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}};
   return lesson.finish();
 }
 

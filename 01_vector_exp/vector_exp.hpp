@@ -43,20 +43,38 @@ struct LaunchConfig {
 using Launcher = course::LaunchShape (*)(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                          cudaStream_t stream);
 
-#define COURSE_KERNEL(name, summary)                                                                 \
+#define COURSE_KERNEL(name, summary, ...)                                                                 \
   course::LaunchShape launch_##name(const float* x, float* y, std::size_t n, const LaunchConfig& config, \
                                     cudaStream_t stream);
 #include "kernels/registry.inc"
 #undef COURSE_KERNEL
 
-// The registry: every kernel above, in the order of the progression.
-std::span<const course::KernelEntry<Launcher>> kernels();
-const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+// The registry: every kernel above, in the order of the progression, with its traits;
+// kernels() is the table, kernel(name) one entry (std::out_of_range if there is none).
+inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
+#define COURSE_KERNEL COURSE_KERNEL_ENTRY
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
-// The accuracy a kernel promises (CUDA Programming Guide, mathematical functions appendix):
-// expf at most 2 ulp; __expf (fast_expf) at most 2 + floor(|1.173 x|) ulp, so it depends on
-// the inputs.
-double promised_ulp(std::string_view kernel_name, double max_abs_x);
+// The accuracy a kernel promises, read from its registry line (.max_ulp, .ulp_per_abs_input;
+// CUDA Programming Guide, mathematical functions appendix): expf at most 2 ulp, the default for
+// a line that says nothing; __expf (fast_expf) at most 2 + floor(|1.173 x|) ulp, so it depends
+// on the inputs.
+inline constexpr double kDefaultUlp = 2.0;
+inline double promised_ulp(const course::KernelTraits& traits, double max_abs_x) {
+  return course::promised_ulp(traits, max_abs_x, kDefaultUlp);
+}
+inline double promised_ulp(std::string_view kernel_name, double max_abs_x) {
+  return promised_ulp(kernel(kernel_name).traits, max_abs_x);
+}
+
+// The classic demo's check by eye (first_values.cpp): the first `count` elements of x through
+// std::exp, through the headline kernel (expf) and through the kernel whose promise grows with
+// |x| (__expf), each one's error against exp in double. d_x holds x on the GPU; d_y is scratch.
+void print_first_values(std::span<const float> x, const float* d_x, float* d_y, const LaunchConfig& config,
+                        cudaStream_t stream, int count);
 
 // Largest |x| in the input, for promised_ulp.
 double max_abs(std::span<const float> x);

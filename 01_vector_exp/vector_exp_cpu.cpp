@@ -37,9 +37,4 @@ double max_abs(std::span<const float> x) {
   return largest;
 }
 
-double promised_ulp(std::string_view kernel_name, double max_abs_x) {
-  if (kernel_name == "fast_expf") return 2.0 + std::floor(1.173 * max_abs_x);
-  return 2.0;
-}
-
 }  // namespace vector_exp

@@ -62,15 +62,20 @@ struct LaunchConfig {
 using Launcher = course::LaunchShape (*)(const float* a, const float* b, float* c, std::size_t n,
                                          const LaunchConfig& config, cudaStream_t stream);
 
-#define COURSE_KERNEL(name, summary)                                                                         \
+#define COURSE_KERNEL(name, summary, ...)                                                                         \
   course::LaunchShape launch_##name(const float* a, const float* b, float* c, std::size_t n,                 \
                                     const LaunchConfig& config, cudaStream_t stream);
 #include "kernels/registry.inc"
 #undef COURSE_KERNEL
 
-// The registry: every kernel above, in the order of the progression.
-std::span<const course::KernelEntry<Launcher>> kernels();
-const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+// The registry: every kernel above, in the order of the progression, with its traits;
+// kernels() is the table, kernel(name) one entry (std::out_of_range if there is none).
+inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
+#define COURSE_KERNEL COURSE_KERNEL_ENTRY
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
 // A grid's x dimension holds at most 2^31 - 1 blocks: one thread per element stops there.
 inline constexpr long long kMaxGridBlocks = 2147483647;

@@ -61,7 +61,7 @@ struct Transform;
 using Launcher = course::LaunchShape (*)(const float* x, float* y, std::size_t n, const Transform& transform,
                                          cudaStream_t stream);
 
-#define COURSE_KERNEL(name, summary)                                                                       \
+#define COURSE_KERNEL(name, summary, ...)                                                                       \
   course::LaunchShape launch_##name(const float* x, float* y, std::size_t n, const Transform& transform, \
                                     cudaStream_t stream);
 #include "kernels/registry.inc"
@@ -73,9 +73,14 @@ struct Transform {
   int max_blocks = 0;                  // grid cap; 0: the blocks that fit on the GPU at once
 };
 
-// The registry: every kernel above, in the order of the progression.
-std::span<const course::KernelEntry<Launcher>> kernels();
-const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+// The registry: every kernel above, in the order of the progression, with its traits;
+// kernels() is the table, kernel(name) one entry (std::out_of_range if there is none).
+inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
+#define COURSE_KERNEL COURSE_KERNEL_ENTRY
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
 // ---- Chunks (chunks.cpp) ---------------------------------------------------------------------
 struct Chunk {

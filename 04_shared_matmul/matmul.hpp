@@ -41,15 +41,20 @@ inline double matmul_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
 // ---- GPU: the registry ---------------------------------------------------------------------
 // One declaration per line of kernels/registry.inc: void launch_naive(const MatmulArgs&, cudaStream_t); ...
 // Each launcher enqueues its kernel in `stream` and checks the launch (course::ApiError on failure).
-#define COURSE_KERNEL(name, summary) void launch_##name(const MatmulArgs& args, cudaStream_t stream);
+#define COURSE_KERNEL(name, summary, ...) void launch_##name(const MatmulArgs& args, cudaStream_t stream);
 #include "kernels/registry.inc"
 #undef COURSE_KERNEL
 
 using Launcher = void (*)(const MatmulArgs&, cudaStream_t);
 
-// The registry: every kernel above, in the order of the progression.
-std::span<const course::KernelEntry<Launcher>> kernels();
-const course::KernelEntry<Launcher>& kernel(std::string_view name);  // throws std::out_of_range
+// The registry: every kernel above, in the order of the progression, with its traits;
+// kernels() is the table, kernel(name) one entry (std::out_of_range if there is none).
+inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
+#define COURSE_KERNEL COURSE_KERNEL_ENTRY
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
 // ---- CPU -----------------------------------------------------------------------------------
 // All take row-major A (m x k), B (k x n) and write all of C (m x n).

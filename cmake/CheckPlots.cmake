@@ -1,7 +1,6 @@
 # Test of scripts/plot.py (cmake -P). From the committed fixture it makes two more "runs" at
 # other sizes, draws the plots, and checks that each expected PNG is a real image. Lesson 02's
-# fixture (a launch sweep in extra) checks that a lesson's own plot module (plot_*.py in the
-# lesson folder) is loaded and draws.
+# fixture (a launch sweep in "sweeps") checks that a sweep is drawn.
 # Variables: PYTHON, SCRIPT, FIXTURE_DIR, OUT_DIR.
 if(NOT PYTHON)
   message(FATAL_ERROR "no Python interpreter with matplotlib was found at configure time; "

@@ -3,7 +3,8 @@
 # output, and the commands the docs show, run as written.
 # Included by the top-level CMakeLists.txt after the lessons.
 
-foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified)
+foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
+                     failed_sweep)
   add_test(NAME common.summary.${case}
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case}
              -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json

@@ -7,12 +7,15 @@ For each lesson found it writes, as the data allow:
   <lesson>_times.png         median time of every variant that ran (the largest size), CPU vs GPU
   <lesson>_throughput.png    throughput against size, one line per variant, with the ceiling
                              measured in the same runs as a dashed line (needs two sizes or more)
+  <lesson>_<name>_sweep.png  each sweep a run made (--sweep NAME, the JSON's "sweeps"):
+                             throughput against the sweep's axis, one line per variant, with
+                             the points' ceiling as a dashed line (the largest run that has it);
+                             e.g. 02_elementwise_add_launch_sweep.png, bandwidth against threads
+                             per block, one line per grid size
   and whatever the lesson's own plot modules draw: <lesson folder>/plot_*.py, each with a
   function plot(reports, out_dir, course) that returns the paths it wrote (course is this
-  module, for provenance() and ran()); e.g. 02_elementwise_add/plot_launch_sweep.py draws
-  02_elementwise_add_launch_sweep.png, bandwidth against threads per block and grid size
-  (extra.launch_sweep), and 03_streams/plot_timeline.py draws 03_streams_timeline.png, a Gantt
-  chart of copies and kernels per stream (extra.timeline).
+  module, for provenance() and ran()); e.g. 03_streams/plot_timeline.py draws
+  03_streams_timeline.png, a Gantt chart of copies and kernels per stream (extra.timeline).
 Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
 
 Run it with any python3: if that one lacks matplotlib, the script starts itself again with one
@@ -171,6 +174,51 @@ def plot_throughput(reports, out_dir):
     return path
 
 
+def plot_sweep(reports, name, out_dir):
+    """One sweep (the JSON's "sweeps" entry called `name`) from the largest run that made it."""
+    def points_of(report):
+        sweep = next((s for s in report.get("sweeps", []) if s["name"] == name and s["status"] == "ok"), None)
+        return sweep, [p for p in (sweep["points"] if sweep else []) if p["status"] == "ok" and p["throughput"]]
+    with_points = [r for r in reports if points_of(r)[1]]
+    if not with_points:
+        return None
+    report = max(with_points, key=lambda r: r["size"]["value"])
+    sweep, points = points_of(report)
+    series = defaultdict(list)
+    for point in points:
+        label = f"{point['group']}: {point['variant']}" if point["group"] else point["variant"]
+        series[label].append((point["value"], point["throughput"]))
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    for label, values in series.items():
+        xs, ys = zip(*sorted(values))
+        axes.plot(xs, ys, marker="o", label=label)
+    ceiling_names = {point["ceiling"] for point in points if point["ceiling"]}
+    for ceiling in report["ceilings"]:
+        if ceiling["name"] in ceiling_names and ceiling["unit"] == sweep["unit"]:
+            axes.axhline(ceiling["value"], color="black", linestyle="--", linewidth=1.5,
+                         label=f"ceiling: {ceiling['name']} (same run)")
+    values = [point["value"] for point in points]
+    if min(values) > 0 and max(values) >= 8 * min(values):
+        axes.set_xscale("log", base=2)
+        ticks = sorted(set(values))
+        axes.set_xticks(ticks, [f"{value:,}" for value in ticks])  # the values swept, not powers of 2
+        axes.minorticks_off()
+    axes.set_xlabel(sweep["axis"])
+    axes.set_ylabel(f"throughput ({sweep['unit']})")
+    axes.set_ylim(bottom=0)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8)
+    size = report["size"]
+    title = f": {sweep['title']}" if sweep["title"] else ""
+    axes.set_title(f"{report['lesson']}, sweep {name}{title}, {size['name']} = {size['value']:,}\n"
+                   f"{provenance(report)}", fontsize=10)
+    figure.tight_layout()
+    path = out_dir / f"{report['lesson']}_{name}_sweep.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
 COURSE_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -221,6 +269,9 @@ def draw(reports, out_dir):
         largest = max(lesson_reports, key=lambda r: r["size"]["value"])
         written.append(plot_times(largest, out_dir))
         written.append(plot_throughput(lesson_reports, out_dir))
+        # Reports written before sweeps were part of the report have no "sweeps".
+        for name in sorted({sweep["name"] for r in lesson_reports for sweep in r.get("sweeps", [])}):
+            written.append(plot_sweep(lesson_reports, name, out_dir))
         for module in lesson_plot_modules(lesson):
             written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
     return written

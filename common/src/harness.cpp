@@ -2,6 +2,7 @@
 #include "course/harness.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <stdexcept>
 
@@ -28,6 +29,16 @@ struct Lesson::State {
   bool gpu_ready = false, parsed = false, defer_context = false;
   std::optional<Stream> stream;
   std::optional<L2Flusher> flusher;
+  struct SetupState {
+    std::string name;
+    std::function<void()> run;
+    bool done = false;
+  };
+  std::vector<SetupState> setups;
+  std::vector<std::pair<std::string, std::string>> declared_sweeps;  // name, description
+  std::vector<std::string> requested_sweeps;                         // --sweep NAME...
+  std::vector<Sweep> sweeps;
+  std::string help_text;                                             // appended to --help
 
   template <class... Args>
   explicit State(Args&&... args) : cli(std::forward<Args>(args)...) {}
@@ -41,7 +52,10 @@ Lesson::Lesson(std::string name, std::string description, std::vector<SizeOption
     : state_(std::make_unique<State>(std::move(name), std::move(description), std::move(dims), size_flags,
                                      size_description)) {}
 
-Lesson::~Lesson() = default;
+Lesson::~Lesson() {
+  // What setup steps created may use the GPU's stream or buffers: destroy it first, newest first.
+  while (!slots_.empty()) slots_.pop_back();
+}
 
 CLI::App& Lesson::cli() { return state_->cli.app(); }
 
@@ -54,7 +68,39 @@ void Lesson::add_kernel_option(std::vector<std::string>& selected, const std::ve
       ->check(CLI::IsMember(choices));
 }
 
+void Lesson::append_help(const std::string& text) {
+  state_->help_text += (state_->help_text.empty() ? "" : "\n") + text;
+}
+
+void Lesson::declare_sweep(const std::string& name, const std::string& description) {
+  if (state_->parsed) throw std::logic_error("Lesson::declare_sweep must come before parse");
+  state_->declared_sweeps.emplace_back(name, description);
+}
+
+bool Lesson::sweep_requested(const std::string& name) const {
+  const auto& requested = state_->requested_sweeps;
+  return std::find(requested.begin(), requested.end(), name) != requested.end();
+}
+
+void Lesson::add_sweep(Sweep sweep) {
+  const auto& declared = state_->declared_sweeps;
+  const bool known = std::any_of(declared.begin(), declared.end(), [&](const auto& d) { return d.first == sweep.name; });
+  if (!known) throw std::logic_error("Lesson::add_sweep: sweep '" + sweep.name + "' was not declared before parse");
+  if (!sweep.points) throw std::logic_error("Lesson::add_sweep: sweep '" + sweep.name + "' has no points");
+  state_->sweeps.push_back(std::move(sweep));
+}
+
 const CommonOptions& Lesson::parse(int argc, const char* const* argv) {
+  if (!state_->declared_sweeps.empty()) {
+    std::vector<std::string> names;
+    std::string help = "also run a sweep, repeatable:";
+    for (const auto& [name, description] : state_->declared_sweeps) {
+      names.push_back(name);
+      help += " " + name + " (" + description + ")";
+    }
+    cli().add_option("--sweep", state_->requested_sweeps, help)->check(CLI::IsMember(names));
+  }
+  if (!state_->help_text.empty()) cli().footer(state_->help_text + "\n" + cli().get_footer());
   const CommonOptions& options = state_->cli.parse(argc, argv);
   state_->gpu = open_gpu(options, /*create_context=*/!state_->defer_context);
   state_->report.emplace(state_->cli, state_->title, state_->unit);
@@ -125,11 +171,46 @@ void Lesson::add_host_copy_ceiling(double bytes) {
   });
 }
 
-Variant& Lesson::add(Variant variant) {
+namespace {
+void check_variant(const Variant& variant, std::size_t setup_steps) {
+  const std::string name = "variant '" + variant.name + "'";
   if (variant.name.empty()) throw std::logic_error("Lesson::add: a variant needs a name");
-  if (!variant.run) throw std::logic_error("Lesson::add: variant '" + variant.name + "' has nothing to run");
+  if (!variant.run) throw std::logic_error("Lesson::add: " + name + " has nothing to run");
+  if (variant.check.verify && !variant.checks.empty()) {
+    throw std::logic_error("Lesson::add: " + name + " has both check and checks: put every output in checks");
+  }
+  if (variant.expected_to_fail && !variant.check.verify && variant.checks.empty()) {
+    throw std::logic_error("Lesson::add: " + name + " is expected to fail but has no check");
+  }
+  if (variant.setup_step.id >= static_cast<int>(setup_steps)) {
+    throw std::logic_error("Lesson::add: " + name + " names a setup step this lesson does not have");
+  }
+}
+}  // namespace
+
+Variant& Lesson::add(Variant variant) {
+  check_variant(variant, state_->setups.size());
   state_->variants.push_back(std::move(variant));
   return state_->variants.back();
+}
+
+Variant Lesson::apply_traits(Variant variant, const KernelTraits& traits) const {
+  if (traits.headline) variant.role = Role::gpu_kernel;
+  if (traits.max_reps > 0) {
+    const bool gpu = variant.target == Target::gpu;
+    RepeatOptions repeat = variant.repeat ? *variant.repeat : (gpu ? options().gpu_repeat() : options().cpu_repeat());
+    repeat.reps = std::min(repeat.reps, traits.max_reps);
+    repeat.warmup = std::min(repeat.warmup, 1);  // a slow kernel's single warm-up is enough
+    variant.repeat = repeat;
+  }
+  variant.expected_to_fail = variant.expected_to_fail || traits.expected_to_fail;
+  return variant;
+}
+
+SetupStep Lesson::add_setup(std::string name, std::function<void()> setup) {
+  if (!setup) throw std::logic_error("Lesson::add_setup: '" + name + "' has nothing to run");
+  state_->setups.push_back({std::move(name), std::move(setup)});
+  return SetupStep{static_cast<int>(state_->setups.size()) - 1};
 }
 
 cudaStream_t Lesson::stream() {
@@ -155,25 +236,39 @@ void Lesson::ensure_ceilings(Target target) {
   }
 }
 
-void Lesson::run_one(const Variant& variant) {
+// The shared step first (once for the whole lesson), then the variant's own, timed apart.
+void Lesson::run_setup(const Variant& variant, Row& row) {
+  if (variant.setup_step.id >= 0) {
+    State::SetupState& step = state_->setups.at(static_cast<std::size_t>(variant.setup_step.id));
+    if (!step.done) {
+      step.done = true;
+      HostTimer timer;
+      step.run();
+      report().add_setup({step.name, timer.elapsed_ms(), variant.name});
+    }
+  }
+  if (variant.setup) {
+    HostTimer timer;
+    variant.setup();
+    row.setup_ms = timer.elapsed_ms();
+  }
+}
+
+Row Lesson::measure(const Variant& variant) {
   const CommonOptions& options = this->options();
   const bool gpu = variant.target == Target::gpu;
   Row row{variant.name, variant.target, variant.role};
+  row.group = variant.group;
   row.unit = variant.unit;
   row.note = variant.note;
-
-  if (gpu && !has_gpu()) {
-    row.skipped = state_->gpu.reason;
-    report().add(std::move(row));
-    return;
-  }
-  if (!gpu && options.skip_cpu) {
-    row.skipped = "--skip-cpu";
-    report().add(std::move(row));
-    return;
-  }
+  row.expected_to_fail = variant.expected_to_fail;
+  row.skipped = !variant.skip.empty() ? variant.skip
+                : gpu && !has_gpu()   ? state_->gpu.reason
+                : !gpu && options.skip_cpu ? "--skip-cpu" : "";
+  if (!row.skipped.empty()) return row;
   if (gpu) ensure_gpu_ready();
   ensure_ceilings(variant.target);
+  run_setup(variant, row);
   cudaStream_t stream = gpu ? state_->stream->get() : nullptr;
   auto run_and_wait = [&] {
     variant.run(stream);
@@ -181,12 +276,20 @@ void Lesson::run_one(const Variant& variant) {
   };
 
   // The verified run: outputs poisoned first, so an element nothing wrote fails.
-  if (variant.check.poison) {
-    variant.check.poison();
-    if (gpu) CUDA_CHECK(cudaDeviceSynchronize());  // DeviceBuffer::poison runs in the legacy stream
-  }
+  bool poisoned = false;
+  auto poison = [&](const Check& check) {
+    if (check.poison) check.poison();
+    poisoned = poisoned || check.poison;
+  };
+  poison(variant.check);
+  for (const OutputCheck& output : variant.checks) poison(output.check);
+  if (poisoned && gpu) CUDA_CHECK(cudaDeviceSynchronize());  // DeviceBuffer::poison runs in the legacy stream
   run_and_wait();
   if (variant.check.verify) row.check = variant.check.verify();
+  for (const OutputCheck& output : variant.checks) {
+    if (output.check.verify) row.outputs.push_back({output.output, output.check.verify()});
+  }
+  if (!row.outputs.empty()) row.check = combine_outputs(row.outputs);
   if (variant.note_after_run) {
     const std::string note = variant.note_after_run();
     row.note = row.note.empty() ? note : row.note + "; " + note;
@@ -205,12 +308,39 @@ void Lesson::run_one(const Variant& variant) {
     row.work = variant.work;
     row.ceiling = variant.ceiling;
   }
-  report().add(std::move(row));
+  return row;
+}
+
+void Lesson::run_sweep(const Sweep& sweep) {
+  SweepResult result{sweep.name, sweep.axis, sweep.title, "", {}};
+  const bool gpu = sweep.target == Target::gpu;
+  if (gpu && !has_gpu()) {
+    result.skipped = state_->gpu.reason;
+  } else if (!gpu && options().skip_cpu) {
+    result.skipped = "--skip-cpu";
+  } else {
+    for (const std::int64_t value : sweep.values) {
+      for (const Variant& variant : sweep.points(value)) {
+        check_variant(variant, state_->setups.size());
+        result.points.push_back({value, measure(variant)});
+      }
+    }
+  }
+  report().add_sweep(std::move(result));
 }
 
 void Lesson::run_variants() {
   if (!state_->parsed) throw std::logic_error("Lesson::run_variants before parse");
-  for (const Variant& variant : state_->variants) run_one(variant);
+  for (const Variant& variant : state_->variants) report().add(measure(variant));
+  for (const std::string& name : state_->requested_sweeps) {
+    const auto& sweeps = state_->sweeps;
+    if (std::none_of(sweeps.begin(), sweeps.end(), [&](const Sweep& sweep) { return sweep.name == name; })) {
+      throw std::logic_error("--sweep " + name + " was given but the lesson added no sweep of that name");
+    }
+  }
+  for (const Sweep& sweep : state_->sweeps) {
+    if (sweep_requested(sweep.name)) run_sweep(sweep);
+  }
 }
 
 int Lesson::finish() {

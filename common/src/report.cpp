@@ -1,6 +1,7 @@
 // The run's table and its JSON twin.
 #include "course/report.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,17 +19,6 @@
 namespace course {
 
 namespace {
-
-const char* role_name(Role role) {
-  switch (role) {
-    case Role::detail: return "detail";
-    case Role::cpu_serial: return "cpu_serial";
-    case Role::cpu_parallel: return "cpu_parallel";
-    case Role::gpu_kernel: return "gpu_kernel";
-    case Role::gpu_end_to_end: return "gpu_end_to_end";
-  }
-  return "detail";
-}
 
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -79,9 +69,85 @@ nlohmann::json verification_json(const VerifyResult& check) {
 
 }  // namespace
 
+const char* role_name(Role role) {
+  switch (role) {
+    case Role::detail: return "detail";
+    case Role::cpu_serial: return "cpu_serial";
+    case Role::cpu_parallel: return "cpu_parallel";
+    case Role::gpu_kernel: return "gpu_kernel";
+    case Role::gpu_end_to_end: return "gpu_end_to_end";
+    case Role::gpu_library: return "gpu_library";
+  }
+  return "detail";
+}
+
+
+namespace {
+
+std::string check_cell(const Row& row) {
+  if (!row.check) return "-";
+  if (row.expected_to_fail) return row.check->passed ? "PASSED, expected to fail" : "failed as expected";
+  if (row.check->passed) return "ok";
+  const std::string outputs = row.failed_outputs();
+  return outputs.empty() ? "FAILED" : "FAILED (" + outputs + ")";
+}
+
+// "GPU x", "GPU x (put)", "GPU x (passed, expected to fail)": a row that failed the run.
+std::string failure_text(const std::string& label, const Row& row) {
+  if (row.expected_to_fail) return label + " (passed, expected to fail)";
+  const std::string outputs = row.failed_outputs();
+  return outputs.empty() ? label : label + " (" + outputs + ")";
+}
+
+std::string point_label(const SweepResult& sweep, const SweepPoint& point) {
+  return "sweep " + sweep.name + ": " + sweep.axis + " " + std::to_string(point.value) + ", " + point.row.variant;
+}
+
+nlohmann::json time_json(const std::optional<TimingStats>& time) {
+  if (!time) return nullptr;
+  return {{"median", time->median_ms}, {"min", time->min_ms}, {"max", time->max_ms}, {"mean", time->mean_ms},
+          {"reps", time->reps}};
+}
+
+nlohmann::json outputs_json(const Row& row) {
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const OutputResult& output : row.outputs) {
+    outputs.push_back({{"name", output.name}, {"check", verification_json(output.check)}});
+  }
+  return outputs;
+}
+
+std::optional<double> speedup(const Row* base, const Row& row) {
+  if (!base || !base->time || !row.time || row.time->median_ms <= 0) return std::nullopt;
+  return base->time->median_ms / row.time->median_ms;
+}
+
+}  // namespace
+
 std::optional<double> Row::throughput(const ThroughputUnit& fallback) const {
   if (!time || time->median_ms <= 0 || work <= 0) return std::nullopt;
   return work / (time->median_ms * 1e-3) / unit_or(fallback).scale;
+}
+
+bool Row::as_expected() const {
+  if (!check) return true;
+  return expected_to_fail ? !check->passed : check->passed;
+}
+
+std::string Row::failed_outputs() const {
+  std::string names;
+  for (const OutputResult& output : outputs) {
+    if (!output.check.passed) names += (names.empty() ? "" : ", ") + output.name;
+  }
+  return names;
+}
+
+VerifyResult combine_outputs(const std::vector<OutputResult>& outputs) {
+  if (outputs.empty()) throw std::logic_error("combine_outputs: no outputs to combine");
+  const auto failed = std::find_if(outputs.begin(), outputs.end(), [](const OutputResult& o) { return !o.check.passed; });
+  VerifyResult combined = failed == outputs.end() ? outputs.front().check : failed->check;
+  combined.passed = failed == outputs.end();
+  return combined;
 }
 
 Report::Report(const LessonCli& cli, std::string title, ThroughputUnit unit)
@@ -96,8 +162,9 @@ Report::Report(const LessonCli& cli, std::string title, ThroughputUnit unit)
 void Report::add_ceiling(Ceiling ceiling) { ceilings_.push_back(std::move(ceiling)); }
 
 Row& Report::add(Row row) {
-  if (row.role != Role::detail && find_role(row.role)) {
-    throw std::logic_error(std::string("Report::add: a second row with role ") + role_name(row.role));
+  if (row.role != Role::detail && find_role(row.role, row.group)) {
+    throw std::logic_error(std::string("Report::add: a second row with role ") + role_name(row.role) +
+                           (row.group.empty() ? "" : " in group " + row.group) + " ('" + row.variant + "')");
   }
   rows_.push_back(std::move(row));
   return rows_.back();
@@ -120,6 +187,9 @@ void Report::add_skipped(const std::string& variant, Target target, Role role, c
   row.skipped = reason;
   add(std::move(row));
 }
+
+void Report::add_sweep(SweepResult sweep) { sweeps_.push_back(std::move(sweep)); }
+void Report::add_setup(SetupTiming setup) { setups_.push_back(std::move(setup)); }
 
 nlohmann::json Report::dims_json() const {
   nlohmann::json dims = nlohmann::json::object();
@@ -153,16 +223,45 @@ const Row* Report::find_role(Role role) const {
   return nullptr;
 }
 
-bool Report::all_checks_passed() const {
+const Row* Report::find_role(Role role, const std::string& group) const {
   for (const Row& row : rows_) {
-    if (row.check && !row.check->passed) return false;
+    if (row.role == role && row.group == group) return &row;
   }
-  return true;
+  return nullptr;
 }
+
+std::vector<std::string> Report::groups() const {
+  std::vector<std::string> names;
+  for (const Row& row : rows_) {
+    if (std::find(names.begin(), names.end(), row.group) == names.end()) names.push_back(row.group);
+  }
+  if (names.empty()) names.emplace_back();
+  return names;
+}
+
+bool Report::grouped() const {
+  const auto names = groups();
+  return names.size() > 1 || !names.front().empty();
+}
+
+std::vector<std::string> Report::failures() const {
+  std::vector<std::string> failed;
+  for (const Row& row : rows_) {
+    if (!row.as_expected()) failed.push_back(failure_text(row.variant, row));
+  }
+  for (const SweepResult& sweep : sweeps_) {
+    for (const SweepPoint& point : sweep.points) {
+      if (!point.row.as_expected()) failed.push_back(failure_text(point_label(sweep, point), point.row));
+    }
+  }
+  return failed;
+}
+
+bool Report::all_checks_passed() const { return failures().empty(); }
 
 int Report::exit_code() const { return all_checks_passed() ? kExitOk : kExitVerificationFailed; }
 
-void Report::print(std::ostream& out) const {
+void Report::print_header(std::ostream& out) const {
   out << "\n" << lesson_ << ": " << title_ << "\n";
   if (gpu_.usable && gpu_.device) {
     out << "  GPU      " << gpu_.device->one_line() << "\n";
@@ -177,130 +276,224 @@ void Report::print(std::ostream& out) const {
     out << "  ceiling  " << ceiling.name << " = " << format_throughput(ceiling.value, ceiling.unit) << "  ("
         << ceiling.description << ")\n";
   }
+  for (const SetupTiming& setup : setups_) {
+    out << "  setup    " << setup.name << ": " << format_ms(setup.ms) << " ms, untimed, before " << setup.before << "\n";
+  }
+}
 
-  const Row* serial = find_role(Role::cpu_serial);
-  const Row* parallel = find_role(Role::cpu_parallel);
+void Report::print(std::ostream& out) const {
+  print_header(out);
   std::size_t width = 8;
-  for (const Row& row : rows_) width = std::max(width, row.variant.size());
-
-  out << "\n  " << std::left << std::setw(static_cast<int>(width)) << "variant" << std::right << std::setw(11)
-      << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(18) << "throughput"
-      << std::setw(9) << "of ceil" << std::setw(10) << "vs 1 CPU" << std::setw(10) << "vs CPUs" << "  check\n";
+  bool setup_column = false;
   for (const Row& row : rows_) {
+    width = std::max(width, row.variant.size());
+    setup_column = setup_column || row.setup_ms.has_value();
+  }
+  out << "\n  " << std::left << std::setw(static_cast<int>(width)) << "variant" << std::right << std::setw(11)
+      << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms";
+  if (setup_column) out << std::setw(10) << "setup ms";
+  out << std::setw(18) << "throughput" << std::setw(9) << "of ceil" << std::setw(10) << "vs 1 CPU" << std::setw(10)
+      << "vs CPUs" << "  check\n";
+  for (const std::string& group : groups()) {
+    if (grouped()) out << "  [" << (group.empty() ? "no group" : group) << "]\n";
+    print_rows(out, group, width, setup_column);
+  }
+  if (grouped()) {
+    for (const std::string& group : groups()) {
+      const Row* kernel = find_role(Role::gpu_kernel, group);
+      if (!kernel || !kernel->time) continue;
+      const auto ratio = [&](Role role) {
+        const auto value = speedup(find_role(role, group), *kernel);
+        return value ? format_speedup(*value) : std::string("-");
+      };
+      out << "  headline [" << group << "]: " << kernel->variant << ": " << ratio(Role::cpu_serial) << " vs 1 CPU, "
+          << ratio(Role::cpu_parallel) << " vs CPUs\n";
+    }
+  }
+  for (const SweepResult& sweep : sweeps_) print_sweep(out, sweep);
+  print_checks(out);
+  for (const Row& row : rows_) {
+    if (!row.note.empty()) out << "  note: " << row.variant << ": " << row.note << "\n";
+  }
+  const std::vector<std::string> failed = failures();
+  std::size_t as_expected = 0;
+  for (const Row& row : rows_) as_expected += row.expected_to_fail && row.check && !row.check->passed ? 1 : 0;
+  out << "\n  result: ";
+  if (failed.empty()) {
+    out << "every result that ran matched its reference";
+    if (as_expected > 0) out << " (" << as_expected << " teaching row(s) failed as expected)";
+  } else {
+    out << "VERIFICATION FAILED: ";
+    for (std::size_t i = 0; i < failed.size(); ++i) out << (i ? "; " : "") << failed[i];
+  }
+  out << "\n";
+}
+
+void Report::print_rows(std::ostream& out, const std::string& group, std::size_t width, bool setup_column) const {
+  const Row* serial = find_role(Role::cpu_serial, group);
+  const Row* parallel = find_role(Role::cpu_parallel, group);
+  for (const Row& row : rows_) {
+    if (row.group != group) continue;
     out << "  " << std::left << std::setw(static_cast<int>(width)) << row.variant << std::right;
     if (!row.time && !row.skipped.empty()) {
       out << "  skipped: " << row.skipped << "\n";
       continue;
     }
     if (!row.time) {  // a check without a timing
-      out << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << std::setw(18) << "-"
-          << std::setw(9) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << "  "
-          << (row.check && row.check->passed ? "ok" : "FAILED") << "\n";
+      out << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-";
+      if (setup_column) out << std::setw(10) << (row.setup_ms ? format_ms(*row.setup_ms) : "-");
+      out << std::setw(18) << "-" << std::setw(9) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << "  "
+          << check_cell(row) << "\n";
       continue;
     }
     out << std::setw(11) << format_ms(row.time->median_ms) << std::setw(10) << format_ms(row.time->min_ms)
         << std::setw(10) << format_ms(row.time->max_ms);
+    if (setup_column) out << std::setw(10) << (row.setup_ms ? format_ms(*row.setup_ms) : "-");
     const auto throughput = row.throughput(unit_);
     // A leading space keeps a long number from running into the previous column.
     out << std::setw(18) << (throughput ? " " + format_throughput(*throughput, row.unit_or(unit_).name) : "-");
     const Ceiling* ceiling = row_ceiling(row);
     out << std::setw(9)
         << (throughput && ceiling ? format_fixed(100.0 * *throughput / ceiling->value, 1) + "%" : "-");
-    out << std::setw(10)
-        << (serial && serial->time ? format_speedup(serial->time->median_ms / row.time->median_ms) : "-");
-    out << std::setw(10)
-        << (parallel && parallel->time ? format_speedup(parallel->time->median_ms / row.time->median_ms) : "-");
-    out << "  " << (!row.check ? "-" : (row.check->passed ? "ok" : "FAILED")) << "\n";
+    const auto vs_serial = speedup(serial, row), vs_parallel = speedup(parallel, row);
+    out << std::setw(10) << (vs_serial ? format_speedup(*vs_serial) : "-");
+    out << std::setw(10) << (vs_parallel ? format_speedup(*vs_parallel) : "-");
+    out << "  " << check_cell(row) << "\n";
   }
-
-  bool any_check = false;
-  for (const Row& row : rows_) any_check = any_check || row.check.has_value();
-  if (any_check) {
-    out << "\n  verification\n";
-    for (const Row& row : rows_) {
-      if (row.check) out << "    " << row.variant << ": " << row.check->summary() << "\n";
-    }
-  }
-  for (const Row& row : rows_) {
-    if (!row.note.empty()) out << "  note: " << row.variant << ": " << row.note << "\n";
-  }
-  out << "\n  result: "
-      << (all_checks_passed() ? "every result that ran matched its reference" : "VERIFICATION FAILED") << "\n";
 }
 
-nlohmann::json Report::to_json() const {
-  using nlohmann::json;
-  const Row* serial = find_role(Role::cpu_serial);
-  const Row* parallel = find_role(Role::cpu_parallel);
-  auto speedup = [](const Row* base, const Row& row) -> std::optional<double> {
-    if (!base || !base->time || !row.time || row.time->median_ms <= 0) return std::nullopt;
-    return base->time->median_ms / row.time->median_ms;
-  };
-
-  json rows = json::array();
-  for (const Row& row : rows_) {
-    json item;
-    item["variant"] = row.variant;
-    item["target"] = row.target == Target::cpu ? "cpu" : "gpu";
-    item["role"] = role_name(row.role);
-    item["status"] = row.skipped.empty() ? "ok" : "skipped";
-    item["skip_reason"] = row.skipped;
-    item["time_ms"] = row.time ? json{{"median", row.time->median_ms}, {"min", row.time->min_ms},
-                                      {"max", row.time->max_ms}, {"mean", row.time->mean_ms},
-                                      {"reps", row.time->reps}}
-                               : json(nullptr);
-    item["work"] = row.work;
+void Report::print_sweep(std::ostream& out, const SweepResult& sweep) const {
+  out << "\n  sweep " << sweep.name << (sweep.title.empty() ? "" : ": " + sweep.title) << "\n";
+  if (!sweep.skipped.empty()) {
+    out << "    skipped: " << sweep.skipped << "\n";
+    return;
+  }
+  const int axis_width = static_cast<int>(std::max<std::size_t>(sweep.axis.size(), 6));
+  std::size_t width = 7;
+  for (const SweepPoint& point : sweep.points) width = std::max(width, point.row.variant.size());
+  out << "    " << std::setw(axis_width) << sweep.axis << "  " << std::left << std::setw(static_cast<int>(width))
+      << "variant" << std::right << std::setw(11) << "median ms" << std::setw(18) << "throughput" << std::setw(9)
+      << "of ceil" << "  check\n";
+  const SweepPoint* fastest = nullptr;
+  std::vector<std::pair<std::string, std::string>> not_run;  // "<value>: <variants>", reason
+  for (const SweepPoint& point : sweep.points) {
+    const Row& row = point.row;
+    if (!row.time && !row.skipped.empty()) {
+      const std::string key = std::to_string(point.value);
+      if (!not_run.empty() && not_run.back().second == row.skipped && not_run.back().first.rfind(key + ": ", 0) == 0) {
+        not_run.back().first += ", " + row.variant;
+      } else {
+        not_run.emplace_back(key + ": " + row.variant, row.skipped);
+      }
+      continue;
+    }
+    if (row.time && (!fastest || row.time->median_ms < fastest->row.time->median_ms)) fastest = &point;
     const auto throughput = row.throughput(unit_);
-    item["throughput"] = optional_number(throughput);
-    item["unit"] = row.unit_or(unit_).name;
-    item["work_unit"] = row.unit_or(unit_).work_name;
     const Ceiling* ceiling = row_ceiling(row);
-    item["ceiling"] = ceiling ? json(ceiling->name) : json(nullptr);
-    item["efficiency"] =
-        optional_number(throughput && ceiling ? std::optional<double>(*throughput / ceiling->value) : std::nullopt);
-    item["speedup_vs_cpu_serial"] = optional_number(speedup(serial, row));
-    item["speedup_vs_cpu_parallel"] = optional_number(speedup(parallel, row));
-    item["verification"] = row.check ? verification_json(*row.check) : json(nullptr);
-    item["note"] = row.note;
-    rows.push_back(std::move(item));
+    out << "    " << std::setw(axis_width) << point.value << "  " << std::left << std::setw(static_cast<int>(width))
+        << row.variant << std::right << std::setw(11) << (row.time ? format_ms(row.time->median_ms) : "-")
+        << std::setw(18) << (throughput ? " " + format_throughput(*throughput, row.unit_or(unit_).name) : "-")
+        << std::setw(9) << (throughput && ceiling ? format_fixed(100.0 * *throughput / ceiling->value, 1) + "%" : "-")
+        << "  " << check_cell(row) << (row.note.empty() ? "" : "  " + row.note) << "\n";
   }
-
-  json ceilings = json::array();
-  for (const Ceiling& ceiling : ceilings_) {
-    ceilings.push_back(
-        {{"name", ceiling.name}, {"description", ceiling.description}, {"value", ceiling.value}, {"unit", ceiling.unit}});
+  for (const auto& [points, reason] : not_run) {
+    out << "    not run: " << sweep.axis << " " << points << " (" << reason << ")\n";
   }
-
-  json gpu = {{"usable", gpu_.usable}, {"reason", gpu_.reason}, {"name", nullptr}, {"compute_capability", nullptr},
-              {"sm_count", nullptr}, {"l2_bytes", nullptr}, {"memory_bytes", nullptr},
-              {"driver_cuda_version", nullptr}, {"runtime_cuda_version", nullptr},
-              {"context_creation_ms", nullptr}};
-  if (gpu_.device) {
-    const DeviceInfo& d = *gpu_.device;
-    gpu["name"] = d.name;
-    gpu["compute_capability"] = d.compute_capability();
-    gpu["sm_count"] = d.sm_count;
-    gpu["l2_bytes"] = d.l2_bytes;
-    gpu["memory_bytes"] = d.global_memory_bytes;
-    gpu["driver_cuda_version"] = cuda_version_text(d.driver_version);
-    gpu["runtime_cuda_version"] = cuda_version_text(d.runtime_version);
+  if (fastest) {
+    out << "    fastest: " << sweep.axis << " " << fastest->value << ", " << fastest->row.variant << ": "
+        << format_ms(fastest->row.time->median_ms) << " ms\n";
   }
-  if (gpu_.usable) gpu["context_creation_ms"] = gpu_.context_creation_ms;
+}
 
-  const Row* kernel = find_role(Role::gpu_kernel);
-  const Row* end_to_end = find_role(Role::gpu_end_to_end);
+void Report::print_checks(std::ostream& out) const {
+  bool any_check = false;
+  for (const Row& row : rows_) any_check = any_check || row.check.has_value();
+  for (const SweepResult& sweep : sweeps_) any_check = any_check || !sweep.points.empty();
+  if (!any_check) return;
+  out << "\n  verification\n";
+  for (const Row& row : rows_) {
+    if (!row.check) continue;
+    const std::string prefix = row.expected_to_fail ? "(expected to fail) " : "";
+    if (row.outputs.empty()) {
+      out << "    " << prefix << row.variant << ": " << row.check->summary() << "\n";
+      continue;
+    }
+    for (const OutputResult& output : row.outputs) {
+      out << "    " << prefix << row.variant << " [" << output.name << "]: " << output.check.summary() << "\n";
+    }
+  }
+  for (const SweepResult& sweep : sweeps_) {
+    std::size_t verified = 0, failed = 0;
+    for (const SweepPoint& point : sweep.points) {
+      if (!point.row.check) continue;
+      ++verified;
+      if (point.row.as_expected()) continue;
+      ++failed;
+      out << "    " << point_label(sweep, point) << ": " << point.row.check->summary() << "\n";
+    }
+    if (verified > 0) {
+      out << "    sweep " << sweep.name << ": " << verified << " points verified, "
+          << (failed == 0 ? std::string("all as expected") : std::to_string(failed) + " FAILED") << "\n";
+    }
+  }
+}
+
+nlohmann::json Report::row_json(const Row& row) const {
+  using nlohmann::json;
+  const Row* serial = find_role(Role::cpu_serial, row.group);
+  const Row* parallel = find_role(Role::cpu_parallel, row.group);
+  json item;
+  item["variant"] = row.variant;
+  item["target"] = row.target == Target::cpu ? "cpu" : "gpu";
+  item["role"] = role_name(row.role);
+  item["group"] = row.group;
+  item["status"] = row.skipped.empty() ? "ok" : "skipped";
+  item["skip_reason"] = row.skipped;
+  item["time_ms"] = time_json(row.time);
+  item["setup_ms"] = row.setup_ms ? json(*row.setup_ms) : json(nullptr);
+  item["work"] = row.work;
+  const auto throughput = row.throughput(unit_);
+  item["throughput"] = optional_number(throughput);
+  item["unit"] = row.unit_or(unit_).name;
+  item["work_unit"] = row.unit_or(unit_).work_name;
+  const Ceiling* ceiling = row_ceiling(row);
+  item["ceiling"] = ceiling ? json(ceiling->name) : json(nullptr);
+  item["efficiency"] =
+      optional_number(throughput && ceiling ? std::optional<double>(*throughput / ceiling->value) : std::nullopt);
+  item["speedup_vs_cpu_serial"] = optional_number(speedup(serial, row));
+  item["speedup_vs_cpu_parallel"] = optional_number(speedup(parallel, row));
+  item["verification"] = row.check ? verification_json(*row.check) : json(nullptr);
+  item["outputs"] = outputs_json(row);
+  item["expected_to_fail"] = row.expected_to_fail;
+  item["note"] = row.note;
+  return item;
+}
+
+// The course runner's numbers for one group: its CPU rows, its headline kernel, its end to end.
+nlohmann::json Report::summary_json(const std::string& group) const {
+  using nlohmann::json;
+  const Row* serial = find_role(Role::cpu_serial, group);
+  const Row* parallel = find_role(Role::cpu_parallel, group);
+  const Row* kernel = find_role(Role::gpu_kernel, group);
+  const Row* end_to_end = find_role(Role::gpu_end_to_end, group);
+  const Row* library = find_role(Role::gpu_library, group);
   auto median = [](const Row* row) { return row && row->time ? json(row->time->median_ms) : json(nullptr); };
   std::string gpu_skipped;
   if (kernel && !kernel->time) gpu_skipped = kernel->skipped;
   const auto kernel_throughput = kernel ? kernel->throughput(unit_) : std::nullopt;
   const Ceiling* kernel_ceiling = kernel ? row_ceiling(*kernel) : nullptr;
-  json summary = {
+  bool verified = true;
+  for (const Row& row : rows_) verified = verified && (row.group != group || row.as_expected());
+  return {
+      {"name", group},
       {"cpu_threads", options_.cpu_threads()},
       {"cpu_serial_ms", median(serial)},
       {"cpu_parallel_ms", median(parallel)},
       {"gpu_kernel_variant", kernel ? json(kernel->variant) : json(nullptr)},
       {"gpu_kernel_ms", median(kernel)},
       {"gpu_end_to_end_ms", median(end_to_end)},
+      {"gpu_library_variant", library ? json(library->variant) : json(nullptr)},
+      {"gpu_library_ms", median(library)},
       {"kernel_speedup_vs_cpu_serial", kernel ? optional_number(speedup(serial, *kernel)) : json(nullptr)},
       {"kernel_speedup_vs_cpu_parallel", kernel ? optional_number(speedup(parallel, *kernel)) : json(nullptr)},
       {"end_to_end_speedup_vs_cpu_parallel", end_to_end ? optional_number(speedup(parallel, *end_to_end)) : json(nullptr)},
@@ -311,7 +504,58 @@ nlohmann::json Report::to_json() const {
                                                 ? std::optional<double>(*kernel_throughput / kernel_ceiling->value)
                                                 : std::nullopt)},
       {"gpu_skipped_reason", gpu_skipped},
-      {"verified", all_checks_passed()}};
+      {"verified", verified}};
+}
+
+nlohmann::json Report::sweep_json(const SweepResult& sweep) const {
+  using nlohmann::json;
+  json points = json::array();
+  std::string unit = unit_.name;
+  bool verified = true;
+  for (const SweepPoint& point : sweep.points) {
+    const Row& row = point.row;
+    if (&point == &sweep.points.front()) unit = row.unit_or(unit_).name;
+    verified = verified && row.as_expected();
+    const auto throughput = row.throughput(unit_);
+    const Ceiling* ceiling = row_ceiling(row);
+    points.push_back(
+        {{"value", point.value}, {"variant", row.variant}, {"group", row.group},
+         {"status", row.skipped.empty() ? "ok" : "skipped"}, {"skip_reason", row.skipped},
+         {"time", time_json(row.time)}, {"setup_ms", row.setup_ms ? json(*row.setup_ms) : json(nullptr)},
+         {"work", row.work}, {"throughput", optional_number(throughput)}, {"unit", row.unit_or(unit_).name},
+         {"ceiling", ceiling ? json(ceiling->name) : json(nullptr)},
+         {"efficiency", optional_number(throughput && ceiling ? std::optional<double>(*throughput / ceiling->value)
+                                                               : std::nullopt)},
+         {"check", row.check ? verification_json(*row.check) : json(nullptr)}, {"outputs", outputs_json(row)},
+         {"expected_to_fail", row.expected_to_fail}, {"note", row.note}});
+  }
+  return {{"name", sweep.name},   {"axis", sweep.axis}, {"title", sweep.title},
+          {"unit", unit},         {"status", sweep.skipped.empty() ? "ok" : "skipped"},
+          {"skip_reason", sweep.skipped}, {"verified", verified}, {"points", points}};
+}
+
+nlohmann::json Report::to_json() const {
+  using nlohmann::json;
+  json rows = json::array();
+  for (const Row& row : rows_) rows.push_back(row_json(row));
+  json ceilings = json::array();
+  for (const Ceiling& ceiling : ceilings_) {
+    ceilings.push_back(
+        {{"name", ceiling.name}, {"description", ceiling.description}, {"value", ceiling.value}, {"unit", ceiling.unit}});
+  }
+  json sweeps = json::array();
+  for (const SweepResult& sweep : sweeps_) sweeps.push_back(sweep_json(sweep));
+  json setups = json::array();
+  for (const SetupTiming& setup : setups_) setups.push_back({{"name", setup.name}, {"ms", setup.ms}, {"before", setup.before}});
+
+  // The summary: one entry per group, and the first group's fields at the top level as well,
+  // so readers written for one group keep working.
+  json groups = json::array();
+  for (const std::string& group : this->groups()) groups.push_back(summary_json(group));
+  json summary = groups.front();
+  summary.erase("name");
+  summary["verified"] = all_checks_passed();
+  summary["groups"] = groups;
 
   const HostInfo host = describe_host();
   return {{"schema", "cuda-course-report/1"},
@@ -327,16 +571,37 @@ nlohmann::json Report::to_json() const {
           {"build",
            {{"cuda_architectures", COURSE_CUDA_ARCHITECTURES}, {"build_type", COURSE_BUILD_TYPE},
             {"cuda_compiler_version", COURSE_CUDA_COMPILER_VERSION}}},
-          {"gpu", gpu},
+          {"gpu", gpu_json()},
           {"host", {{"cpu", host.cpu}, {"logical_cpus", host.logical_cpus}}},
           {"throughput_unit", unit_.name},
           {"work_unit", unit_.work_name},
           {"ceilings", ceilings},
+          {"setup_steps", setups},
           {"rows", rows},
+          {"sweeps", sweeps},
           {"summary", summary},
           {"verified", all_checks_passed()},
           {"exit_code", exit_code()},
           {"extra", extra_}};
+}
+
+nlohmann::json Report::gpu_json() const {
+  nlohmann::json gpu = {{"usable", gpu_.usable}, {"reason", gpu_.reason}, {"name", nullptr},
+                        {"compute_capability", nullptr}, {"sm_count", nullptr}, {"l2_bytes", nullptr},
+                        {"memory_bytes", nullptr}, {"driver_cuda_version", nullptr},
+                        {"runtime_cuda_version", nullptr}, {"context_creation_ms", nullptr}};
+  if (gpu_.device) {
+    const DeviceInfo& d = *gpu_.device;
+    gpu["name"] = d.name;
+    gpu["compute_capability"] = d.compute_capability();
+    gpu["sm_count"] = d.sm_count;
+    gpu["l2_bytes"] = d.l2_bytes;
+    gpu["memory_bytes"] = d.global_memory_bytes;
+    gpu["driver_cuda_version"] = cuda_version_text(d.driver_version);
+    gpu["runtime_cuda_version"] = cuda_version_text(d.runtime_version);
+  }
+  if (gpu_.usable) gpu["context_creation_ms"] = gpu_.context_creation_ms;
+  return gpu;
 }
 
 void Report::write_json(const std::string& path) const {

@@ -45,7 +45,9 @@ double overflow_threshold() {
   }
 }
 
-template <class T>
+// R is the reference's type: double, or long double for a double result held against a more
+// precise reference. Errors are computed in R, then kept as double (they are small numbers).
+template <class T, class R = double>
 struct Accumulator {
   std::size_t mismatches = 0, nan_count = 0, inf_count = 0;
   double max_abs = 0, max_rel = 0, max_ulp = 0;
@@ -63,15 +65,16 @@ struct Accumulator {
     }
   }
 
-  void add(std::size_t index, T value, double reference, const Tolerance& tolerance) {
+  void add(std::size_t index, T value, R exact, const Tolerance& tolerance) {
     const double v = value;
+    double reference = static_cast<double>(exact);
     if (std::isnan(reference)) {  // a reference must be a number; anything else is a bug
       ++mismatches;
       if (std::isnan(v)) ++nan_count;
       consider_worst(kInf, index, v, reference);
       return;
     }
-    // A double reference beyond T's range rounds to infinity in T: expect exactly that.
+    // A reference beyond T's range rounds to infinity in T: expect exactly that.
     if (std::fabs(reference) >= overflow_threshold<T>()) reference = std::copysign(kInf, reference);
     if (std::isnan(v)) {  // NaN never passes
       ++nan_count;
@@ -87,7 +90,7 @@ struct Accumulator {
       }
       return;
     }
-    const double error = std::fabs(v - reference);
+    const double error = static_cast<double>(std::fabs(static_cast<R>(value) - exact));
     const double magnitude = std::fabs(reference);
     const double relative = magnitude > 0 ? error / magnitude : (error > 0 ? kInf : 0.0);
     const double ulps = error / ulp_at<T>(reference);
@@ -209,15 +212,15 @@ std::string VerifyResult::summary() const {
   return out.str();
 }
 
-template <class T>
-VerifyResult verify(std::span<const T> result, const ReferenceBlock& reference, Tolerance tolerance) {
+template <class T, class R, class Block>
+VerifyResult verify_blocks(std::span<const T> result, const Block& reference, Tolerance tolerance) {
   const std::size_t n = result.size();
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
-  Accumulator<T> total;
+  Accumulator<T, R> total;
 #pragma omp parallel
   {
-    Accumulator<T> local;
-    std::vector<double> expected(kBlock);
+    Accumulator<T, R> local;
+    std::vector<R> expected(kBlock);
 #pragma omp for schedule(static)
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t begin = b * kBlock;
@@ -248,6 +251,26 @@ VerifyResult verify(std::span<const T> result, const ReferenceBlock& reference, 
   out.rel_l2_bound = tolerance.rel_l2;
   out.passed = total.mismatches == 0 && (!out.norm_checked || out.rel_l2_error <= tolerance.rel_l2);
   return out;
+}
+
+template <class T>
+VerifyResult verify(std::span<const T> result, const ReferenceBlock& reference, Tolerance tolerance) {
+  return verify_blocks<T, double>(result, reference, tolerance);
+}
+
+VerifyResult verify(std::span<const double> result, const LongReferenceBlock& reference, Tolerance tolerance) {
+  return verify_blocks<double, long double>(result, reference, tolerance);
+}
+
+VerifyResult verify(std::span<const double> result, std::span<const long double> reference, Tolerance tolerance) {
+  check_same_size(result, reference.size());
+  return verify(result, long_reference_of(reference), tolerance);
+}
+
+LongReferenceBlock long_reference_of(std::span<const long double> values) {
+  return [values](std::size_t begin, std::size_t end, long double* out) {
+    std::copy(values.begin() + begin, values.begin() + end, out);
+  };
 }
 
 template <class T>

@@ -126,7 +126,7 @@ TEST(Harness, SkipCpuListsCpuRowsAsSkipped) {
 using FakeLauncher = int (*)(int);
 int one(int v) { return v + 1; }
 int two(int v) { return v + 2; }
-const course::KernelEntry<FakeLauncher> kFake[] = {{"first", "adds one", one}, {"second", "adds two", two}};
+const course::KernelEntry<FakeLauncher> kFake[] = {{"first", "adds one", {}, one}, {"second", "adds two", {.headline = true}, two}};
 
 TEST(KernelRegistry, SelectsByNameInRegistryOrderOrAll) {
   const std::span<const course::KernelEntry<FakeLauncher>> all = kFake;

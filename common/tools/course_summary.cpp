@@ -1,5 +1,6 @@
-// course_summary: the course runner's table, one line per lesson, read from the JSON each
-// lesson wrote. Also used by the smoke tests to check that a lesson's JSON holds every field.
+// course_summary: the course runner's table, one line per lesson (one per group where a lesson
+// has several, e.g. FP32 and FP64), read from the JSON each lesson wrote. Also used by the
+// smoke tests to check that a lesson's JSON holds every field.
 //
 // Usage: course_summary [--missing LESSON=REASON]... RESULT.json...
 //   --missing   a lesson that wrote no JSON (it failed before the end), and why
@@ -59,14 +60,51 @@ std::string speedup_cell(const json& value) {
                          : course::format_fixed(speedup, speedup >= 10 ? 1 : 2)) + "x";
 }
 
-std::string efficiency_cell(const json& report) {
-  const json& summary = report["summary"];
+std::string efficiency_cell(const json& report, const json& summary) {
   if (!summary["kernel_efficiency"].is_number()) return "-";
   std::string ceiling = "ceiling";
-  for (const json& row : report["rows"]) {
-    if (row["role"] == "gpu_kernel" && row["ceiling"].is_string()) ceiling = row["ceiling"].get<std::string>();
+  if (summary.contains("kernel_ceiling") && summary["kernel_ceiling"].is_string()) {
+    ceiling = summary["kernel_ceiling"].get<std::string>();
+  } else {
+    for (const json& row : report["rows"]) {
+      if (row["role"] == "gpu_kernel" && row["ceiling"].is_string()) ceiling = row["ceiling"].get<std::string>();
+    }
   }
   return course::format_fixed(100.0 * summary["kernel_efficiency"].get<double>(), 1) + "% of " + ceiling;
+}
+
+// The summaries to print for one report: each group's where it has several, else the one.
+std::vector<std::pair<std::string, json>> lesson_lines(const json& report) {
+  const std::string lesson = report["lesson"].get<std::string>();
+  const json& summary = report["summary"];
+  std::vector<std::pair<std::string, json>> lines;
+  if (summary.contains("groups") && summary["groups"].size() > 1) {
+    for (const json& group : summary["groups"]) {
+      lines.emplace_back(lesson + " [" + group["name"].get<std::string>() + "]", group);
+    }
+  } else {
+    lines.emplace_back(lesson, summary);
+  }
+  return lines;
+}
+
+// `verified`: the lesson's whole verdict (a failed sweep point fails every line of the lesson).
+std::vector<std::string> summary_row(const std::string& label, const json& report, const json& summary,
+                                     bool verified) {
+  std::vector<std::string> row = {label, verified && summary["verified"].get<bool>() ? "yes" : "FAILED",
+                                  ms_cell(summary["cpu_serial_ms"]), ms_cell(summary["cpu_parallel_ms"])};
+  const std::string skipped = summary["gpu_skipped_reason"].get<std::string>();
+  if (!report["gpu"]["usable"].get<bool>() || !skipped.empty()) {
+    row.push_back("GPU skipped: " + (skipped.empty() ? report["gpu"]["reason"].get<std::string>() : skipped));
+    return row;
+  }
+  row.push_back(ms_cell(summary["gpu_kernel_ms"]));
+  row.push_back(ms_cell(summary["gpu_end_to_end_ms"]));
+  row.push_back(speedup_cell(summary["kernel_speedup_vs_cpu_serial"]));
+  row.push_back(speedup_cell(summary["kernel_speedup_vs_cpu_parallel"]));
+  row.push_back(speedup_cell(summary["end_to_end_speedup_vs_cpu_parallel"]));
+  row.push_back(efficiency_cell(report, summary));
+  return row;
 }
 
 int run(int argc, char** argv) {
@@ -100,31 +138,19 @@ int run(int argc, char** argv) {
   bool all_verified = missing.empty();  // a lesson that did not finish verified nothing
   for (const json& report : reports) {
     const json& summary = report["summary"];
-    all_verified = all_verified && summary["verified"].get<bool>();
-    std::vector<std::string> row = {report["lesson"].get<std::string>(),
-                                    summary["verified"].get<bool>() ? "yes" : "FAILED",
-                                    ms_cell(summary["cpu_serial_ms"]), ms_cell(summary["cpu_parallel_ms"])};
-    const std::string skipped = summary["gpu_skipped_reason"].get<std::string>();
-    if (!report["gpu"]["usable"].get<bool>() || !skipped.empty()) {
-      row.push_back("GPU skipped: " + (skipped.empty() ? report["gpu"]["reason"].get<std::string>() : skipped));
-    } else {
-      row.push_back(ms_cell(summary["gpu_kernel_ms"]));
-      row.push_back(ms_cell(summary["gpu_end_to_end_ms"]));
-      row.push_back(speedup_cell(summary["kernel_speedup_vs_cpu_serial"]));
-      row.push_back(speedup_cell(summary["kernel_speedup_vs_cpu_parallel"]));
-      row.push_back(speedup_cell(summary["end_to_end_speedup_vs_cpu_parallel"]));
-      row.push_back(efficiency_cell(report));
-      if (gpu_line.empty()) {
-        gpu_line = report["gpu"]["name"].get<std::string>() + ", CUDA runtime " +
-                   report["gpu"]["runtime_cuda_version"].get<std::string>();
-      }
+    // The whole lesson's verdict (sweeps included), whatever its groups say.
+    const bool verified = summary["verified"].get<bool>() && report.value("verified", true);
+    all_verified = all_verified && verified;
+    for (const auto& [label, group] : lesson_lines(report)) table.push_back(summary_row(label, report, group, verified));
+    if (gpu_line.empty() && report["gpu"]["usable"].get<bool>()) {
+      gpu_line = report["gpu"]["name"].get<std::string>() + ", CUDA runtime " +
+                 report["gpu"]["runtime_cuda_version"].get<std::string>();
     }
     if (cpu_line.empty()) {
       // Reports written before the host was recorded have no "host".
       const std::string host = report.contains("host") ? report["host"]["cpu"].get<std::string>() + ", " : "";
       cpu_line = host + std::to_string(summary["cpu_threads"].get<int>()) + " CPU threads";
     }
-    table.push_back(std::move(row));
   }
   for (const std::string& item : missing) {
     const std::size_t split = item.find('=');

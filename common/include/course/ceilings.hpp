@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 
+#include "course/precision.hpp"
 #include "course/timing.hpp"
 
 namespace course {
@@ -31,7 +32,6 @@ Ceiling measure_pinned_copy(std::size_t bytes, cudaMemcpyKind direction, const R
 // The arithmetic ceiling: fused multiply-adds on values held in registers, several independent
 // chains per thread, on every SM ("fp32_fma" / "fp64_fma", in GFLOP/s, one FMA = 2 flops).
 // A compute-bound kernel is held against this, not against the datasheet.
-enum class Precision { fp32, fp64 };
 Ceiling measure_fma_throughput(Precision precision, const RepeatOptions& options);
 
 // The host's memory ceiling: a copy of `bytes_moved` in total (half read, half written) split

@@ -36,7 +36,6 @@ struct SizeOption {
   std::int64_t min_value = 1;
   bool set_by_size = true;    // --size sets it (unless its own flag was given)
 };
-using Dimension = SizeOption;
 
 struct CommonOptions {
   std::int64_t size = 0;      // the first dimension's value (a vector's length)

@@ -23,21 +23,37 @@
 //               .check = course::check_device<float>(d_y, y, reference, course::Tolerance::ulps(2))});
 //   lesson.run_variants();
 //   return lesson.finish();   // the table, the JSON, the exit code
+//
+// Beyond single rows, a lesson is a table of experiments (docs/README.md, "How a lesson is built"):
+//   add_kernels   one row per selected registry kernel and per precision it is built for, the
+//                 headline, repetition cap and expected failure taken from its traits;
+//   groups        Variant::group ("FP32", "FP64"): roles, speedups and the summary per group;
+//   sweeps        declare_sweep before parse (the --sweep NAME flag), add_sweep after: one
+//                 kernel at every value of an axis, each point verified and timed like a row,
+//                 and a failed point fails the run;
+//   setup         Variant::setup, or add_setup shared by several variants: run once, untimed by
+//                 the rows' timers, timed on the host and reported (plans, compiles, handles),
+//                 what it creates held in lesson.slot<T>() and destroyed before the GPU's stream;
+//   outputs       Variant::checks: several named outputs, the row passes only if all pass.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/ceilings.hpp"
 #include "course/cli.hpp"
 #include "course/device.hpp"
 #include "course/device_buffer.hpp"
+#include "course/kernel_registry.hpp"
 #include "course/report.hpp"
 #include "course/timing.hpp"
 #include "course/verify.hpp"
@@ -51,12 +67,25 @@ struct Check {
   std::function<VerifyResult()> verify;
 };
 
+// One of several outputs of a variant (Variant::checks), by name: {"call", check_host(...)}.
+struct OutputCheck {
+  std::string output;
+  Check check;
+};
+
 // A host output: poisoned, then verified against a reference.
 template <class T>
 Check check_host(std::span<T> output, ReferenceBlock reference, Tolerance tolerance) {
   return {[output] { poison(output); },
           [output, reference = std::move(reference), tolerance] {
             return verify(std::span<const T>(output), reference, tolerance);
+          }};
+}
+// A double output against a reference in long double.
+inline Check check_host(std::span<double> output, LongReferenceBlock reference, Tolerance tolerance) {
+  return {[output] { poison(output); },
+          [output, reference = std::move(reference), tolerance] {
+            return verify(std::span<const double>(output), reference, tolerance);
           }};
 }
 
@@ -68,6 +97,15 @@ Check check_device(DeviceBuffer<T>& output, std::span<T> host, ReferenceBlock re
           [&output, host, reference = std::move(reference), tolerance] {
             output.copy_to_host(host);
             return verify(std::span<const T>(host), reference, tolerance);
+          }};
+}
+
+inline Check check_device(DeviceBuffer<double>& output, std::span<double> host, LongReferenceBlock reference,
+                          Tolerance tolerance) {
+  return {[&output] { output.poison(); },
+          [&output, host, reference = std::move(reference), tolerance] {
+            output.copy_to_host(host);
+            return verify(std::span<const double>(host), reference, tolerance);
           }};
 }
 
@@ -94,21 +132,71 @@ enum class Timing {
   host,       // host clock around run(); for GPU variants the stream is synchronized inside
 };
 
+// A setup step several variants share (Lesson::add_setup): it runs once, before the first of them.
+struct SetupStep {
+  int id = -1;  // -1: none
+};
+
 struct Variant {
   std::string name;                    // the row's name, written once
   Target target = Target::cpu;
   Role role = Role::detail;
+  std::string group;                   // "" when the lesson has one group; "FP32", "FP64", ...
   ThroughputUnit unit;                 // empty name: the lesson's default unit
   double work = 0;                     // per run, in unit.work_name (0: no throughput)
   std::string ceiling;                 // the ceiling's name ("d2d_copy", "fp32_fma", ...), or ""
+  std::function<void()> setup;         // untimed, once, before the verified run; its time is reported
+  SetupStep setup_step;                // a shared setup (add_setup) this variant needs first
   std::function<void(cudaStream_t)> run;  // does the work once (GPU: enqueues it in the stream)
-  Check check;                         // empty: the row is not verified (and says so)
+  Check check;                         // one output; empty (and no checks): the row is not verified
+  std::vector<OutputCheck> checks;     // several outputs instead: the row passes only if all pass
   Timing timing = Timing::automatic;
   bool flush_l2 = true;                // GPU event timing: flush L2 before each repetition (if --flush-l2)
   bool timed = true;                   // false: verified only (a tiny demo), no time
   std::optional<RepeatOptions> repeat; // default: --warmup/--reps (GPU) or --cpu-reps (CPU)
+  bool expected_to_fail = false;       // a teaching row: its check must fail; passing fails the run
+  std::string skip;                    // non-empty: not run, listed as skipped with this reason
   std::string note;                    // printed under the table
   std::function<std::string()> note_after_run;  // a note known only after the run (e.g. the grid)
+};
+
+// A sweep: the same work at every value of an axis. Each point is a Variant and goes through
+// the same poison -> run -> verify -> time path as a row; the points are built when the sweep
+// runs (after the rows), so they may use what the rows' setup created.
+struct Sweep {
+  std::string name;                    // as --sweep takes it: "launch" (declared with declare_sweep)
+  std::string axis;                    // what the values are: "threads per block", "K"
+  std::vector<std::int64_t> values;
+  std::function<std::vector<Variant>(std::int64_t value)> points;  // the variants run at one value
+  Target target = Target::gpu;         // what the points need: without it the sweep is listed as skipped
+  std::string title;                   // one line above its table
+};
+
+// What a setup step creates, owned by the lesson (Lesson::slot<T>): empty until emplace().
+class SlotBase {
+ public:
+  virtual ~SlotBase() = default;
+};
+template <class T>
+class Slot : public SlotBase {
+ public:
+  template <class... Args>
+  T& emplace(Args&&... args) {
+    value_.emplace(std::forward<Args>(args)...);
+    return *value_;
+  }
+  void reset() { value_.reset(); }
+  bool has_value() const { return value_.has_value(); }
+  explicit operator bool() const { return value_.has_value(); }
+  T& get() {
+    if (!value_) throw std::logic_error("a lesson slot was used before the setup step that fills it ran");
+    return *value_;
+  }
+  T& operator*() { return get(); }
+  T* operator->() { return &get(); }
+
+ private:
+  std::optional<T> value_;
 };
 
 class Lesson {
@@ -124,6 +212,15 @@ class Lesson {
   CLI::App& cli();
   // -k/--kernel NAME, repeatable, or "all" (the default): fills `selected` with the names given.
   void add_kernel_option(std::vector<std::string>& selected, const std::vector<std::string>& names);
+  // The same for a registry, whose kernels --help then lists with their summaries and tuning.
+  template <class Launcher>
+  void add_kernel_option(std::vector<std::string>& selected, std::span<const KernelEntry<Launcher>> kernels) {
+    add_kernel_option(selected, kernel_names(kernels));
+    append_help(kernel_help(kernels));
+  }
+  void append_help(const std::string& text);  // a paragraph at the end of --help
+  // --sweep NAME (repeatable): declares a sweep the lesson can run; add_sweep gives its points.
+  void declare_sweep(const std::string& name, const std::string& description);
 
   // For a lesson that opens the GPU through the driver API itself (lesson 08): parse() then only
   // probes the GPU (no context is created), and the runtime shares the primary context at its
@@ -156,7 +253,48 @@ class Lesson {
   Variant& add(Variant variant);
   cudaStream_t stream();  // the stream GPU variants run in (created with the GPU)
 
-  // Runs every variant in the order added.
+  // One row per kernel that --kernel selected (select_kernels) and per precision its traits
+  // list: make(kernel, precision) builds the row; then the traits apply: role gpu_kernel for the
+  // headline of that precision, the group "FP32"/"FP64" for a typed registry (where make left
+  // it empty), the repetition cap, expected_to_fail. Returns the selected entries.
+  template <class Launcher, class MakeVariant>
+  std::vector<const KernelEntry<Launcher>*> add_kernels(std::span<const KernelEntry<Launcher>> kernels,
+                                                        const std::vector<std::string>& selected, MakeVariant make) {
+    for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+      bool any = false;  // a registry with kernels for a precision has exactly one headline there
+      for (const auto& kernel : kernels) any = any || includes(kernel.traits.precisions, precision);
+      if (any) (void)headline_kernel(kernels, precision);
+    }
+    const auto chosen = select_kernels(kernels, selected);
+    for (const KernelEntry<Launcher>* kernel : chosen) {
+      for (const Precision precision : precisions_in(kernel->traits.precisions)) {
+        Variant variant = make(*kernel, precision);
+        if (is_typed_launcher_v<Launcher> && variant.group.empty()) variant.group = precision_name(precision);
+        add(apply_traits(std::move(variant), kernel->traits));
+      }
+    }
+    return chosen;
+  }
+
+  // A setup step shared by several variants (Variant::setup_step): it runs once, before the
+  // first of them, untimed by their timers; its time is reported once ("setup" in the table).
+  SetupStep add_setup(std::string name, std::function<void()> setup);
+  // A place for what a setup step creates (a plan, a handle, pinned arrays): empty until the
+  // step emplaces it; destroyed by the lesson, newest first, before its GPU stream.
+  template <class T>
+  Slot<T>& slot() {
+    auto owned = std::make_unique<Slot<T>>();
+    Slot<T>& slot = *owned;
+    slots_.push_back(std::move(owned));
+    return slot;
+  }
+
+  // --sweep NAME was given (for a sweep declared with declare_sweep).
+  bool sweep_requested(const std::string& name) const;
+  // Its values and points; runs after the rows, and only if --sweep named it.
+  void add_sweep(Sweep sweep);
+
+  // Runs every variant in the order added, then the sweeps that --sweep asked for.
   void run_variants();
   Report& report();
   // Prints the table, writes the JSON (--json), returns the exit code (0 or 1).
@@ -165,9 +303,13 @@ class Lesson {
  private:
   struct State;
   std::unique_ptr<State> state_;
+  std::vector<std::unique_ptr<SlotBase>> slots_;  // destroyed first, newest first (~Lesson)
   void ensure_gpu_ready();
   void ensure_ceilings(Target target);
-  void run_one(const Variant& variant);
+  Variant apply_traits(Variant variant, const KernelTraits& traits) const;
+  void run_setup(const Variant& variant, Row& row);
+  Row measure(const Variant& variant);
+  void run_sweep(const Sweep& sweep);
 };
 
 }  // namespace course

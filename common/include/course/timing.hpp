@@ -34,7 +34,6 @@ struct RepeatOptions {
 class HostTimer {
  public:
   HostTimer() : start_(std::chrono::steady_clock::now()) {}
-  void restart() { start_ = std::chrono::steady_clock::now(); }
   double elapsed_ms() const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   }

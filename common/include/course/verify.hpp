@@ -94,12 +94,22 @@ using ReferenceBlock = std::function<void(std::size_t begin, std::size_t end, do
 ReferenceBlock reference_of(std::span<const double> values);
 ReferenceBlock reference_of(std::span<const float> values);
 
+// A reference in long double (x86-64: 64-bit significand, 11 bits more than double), for
+// double results: a double computed carefully is within an ulp or so of the exact value, and a
+// reference in double cannot tell 0.5 ulp from 1.5 ulp. The error is measured in long double.
+using LongReferenceBlock = std::function<void(std::size_t begin, std::size_t end, long double* reference)>;
+LongReferenceBlock long_reference_of(std::span<const long double> values);
+
 // T is float or double.
 template <class T>
 VerifyResult verify(std::span<const T> result, const ReferenceBlock& reference, Tolerance tolerance);
 template <class T>
 VerifyResult verify(std::span<const T> result, std::span<const double> reference, Tolerance tolerance);
 VerifyResult verify(std::span<const float> result, std::span<const float> reference, Tolerance tolerance);
+
+// A double result against a long double reference.
+VerifyResult verify(std::span<const double> result, const LongReferenceBlock& reference, Tolerance tolerance);
+VerifyResult verify(std::span<const double> result, std::span<const long double> reference, Tolerance tolerance);
 
 // Non-template conveniences so a std::vector converts without naming T.
 inline VerifyResult verify(std::span<const float> r, const ReferenceBlock& ref, Tolerance t) { return verify<float>(r, ref, t); }
