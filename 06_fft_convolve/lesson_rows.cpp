@@ -152,7 +152,7 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
   const int threads = lesson.options().cpu_threads();
   const double pixels = static_cast<double>(problem.image.size());
   const double multiply_adds = pixels * problem.filter.size * problem.filter.size;
-  const std::string all = std::to_string(threads) + " threads";
+  const std::string all = "all " + std::to_string(threads) + " threads";
   auto direct = [&](int n) {
     return [&problem, &results, n](cudaStream_t) { convolve_direct(problem.image, problem.filter, results.direct, n); };
   };
@@ -161,10 +161,12 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
   lesson.add({.name = "CPU direct, OpenMP + SIMD, " + all, .unit = pixel_rate(), .work = pixels, .run = direct(threads),
               .checks = host_checks(results.direct, problem), .repeat = slow_cpu(multiply_adds / threads)});
   // FFTW: plans in the untimed setup (FFTW_MEASURE times algorithms: seconds for large sizes).
-  for (const int n : {1, threads}) {
+  // One thread (the single-core baseline), then all (the multi-core one; also with --threads 1).
+  for (const bool serial : {true, false}) {
+    const int n = serial ? 1 : threads;
     auto& fftw = lesson.slot<FftwConvolver>();
-    lesson.add({.name = "CPU FFTW r2c/c2r, " + (n == 1 ? std::string("1 thread") : all),
-                .role = n == 1 ? Role::cpu_serial : Role::cpu_parallel, .unit = pixel_rate(), .work = pixels,
+    lesson.add({.name = serial ? "CPU FFTW r2c/c2r, 1 thread" : "CPU FFTW r2c/c2r, all " + std::to_string(threads) + " threads",
+                .role = serial ? Role::cpu_serial : Role::cpu_parallel, .unit = pixel_rate(), .work = pixels,
                 .setup = [&fftw, &problem, n, planner] { fftw.emplace(problem.image, problem.filter, n, planner); },
                 .run = [&fftw, &results](cudaStream_t) { fftw->run(results.fftw); },
                 .checks = host_checks(results.fftw, problem),
