@@ -207,7 +207,7 @@ course::VerifyResult verify_border(std::span<const float> result, std::span<cons
 // ---- GPU: the registry -------------------------------------------------------------------------
 
 // Where a GPU method finds its data. The device buffers are owned by the caller and filled in
-// before setup() runs. The FFT methods' size: *padded if given (read at setup), else measured
+// before setup() runs. The FFT methods' size: *padded if given and set (read at setup), else measured
 // (gpu::choose_padding) if measure_padding, else the smallest fast shape.
 struct GpuProblem {
   int width = 0, height = 0;

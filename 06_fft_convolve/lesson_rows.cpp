@@ -22,6 +22,8 @@ using course::Target;
 
 course::ThroughputUnit pixel_rate() { return course::units::items("Gpixel/s", "pixels"); }
 
+std::string threads_text(int threads) { return threads == 1 ? "1 thread" : std::to_string(threads) + " threads"; }
+
 // The image and its border, each checked against the reference (the border only where the
 // filter reaches past the edge, K > 1).
 std::vector<course::OutputCheck> host_checks(std::span<float> y, const Problem& p) {
@@ -152,7 +154,7 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
   const int threads = lesson.options().cpu_threads();
   const double pixels = static_cast<double>(problem.image.size());
   const double multiply_adds = pixels * problem.filter.size * problem.filter.size;
-  const std::string all = "all " + std::to_string(threads) + " threads";
+  const std::string all = threads_text(threads);
   auto direct = [&](int n) {
     return [&problem, &results, n](cudaStream_t) { convolve_direct(problem.image, problem.filter, results.direct, n); };
   };
@@ -165,7 +167,7 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
   for (const bool serial : {true, false}) {
     const int n = serial ? 1 : threads;
     auto& fftw = lesson.slot<FftwConvolver>();
-    lesson.add({.name = serial ? "CPU FFTW r2c/c2r, 1 thread" : "CPU FFTW r2c/c2r, all " + std::to_string(threads) + " threads",
+    lesson.add({.name = serial ? "CPU FFTW r2c/c2r, 1 thread" : "CPU FFTW r2c/c2r, OpenMP, " + all,
                 .role = serial ? Role::cpu_serial : Role::cpu_parallel, .unit = pixel_rate(), .work = pixels,
                 .setup = [&fftw, &problem, n, planner] { fftw.emplace(problem.image, problem.filter, n, planner); },
                 .run = [&fftw, &results](cudaStream_t) { fftw->run(results.fftw); },
@@ -190,6 +192,7 @@ GpuRows::GpuRows(course::Lesson& lesson, const Problem& problem, HostResults& re
     d_input_ = course::DeviceBuffer<float>(problem_.image.size(), "the image");
     d_output_ = course::DeviceBuffer<float>(problem_.image.size(), "the result");
     d_input_.copy_from_host(problem_.image.pixels);
+    CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may still be in flight when it returns
   });
   const double pixels = static_cast<double>(problem.image.size());
   lesson.add_device_copy_ceiling(2 * sizeof(float) * pixels);
@@ -374,7 +377,7 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
     const Problem& p = *s.problem;
     const double pixels = static_cast<double>(image.size());
     const int threads = lesson.options().cpu_threads();
-    const std::string all = std::to_string(threads) + " threads";
+    const std::string all = threads_text(threads);
     s.cpu_direct.resize(image.size());
     s.cpu_fftw.resize(image.size());
     s.gpu.resize(image.size());
@@ -411,7 +414,7 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
   // The sweep needs the CPU, or with --skip-cpu the GPU: each point says why if it cannot run.
   const Target target = lesson.options().skip_cpu ? Target::gpu : Target::cpu;
   return {.name = "filter-size", .axis = "K", .values = values, .points = points, .target = target,
-          .title = "Gaussian K x K filters on the same image: direct against FFT, CPU and GPU"};
+          .title = "Gaussian K x K filters: direct against FFT"};
 }
 
 // ---- Pictures -------------------------------------------------------------------------------

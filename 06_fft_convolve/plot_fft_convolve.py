@@ -137,7 +137,7 @@ def plot_crossover(plt, report, out_dir, course):
             k = crossover(pts, name, [d for d in direct if "separable" not in d])
             if k is not None:
                 ax.axvline(k, color="grey", linestyle=":", linewidth=1)
-                ax.text(k, ax.get_ylim()[1], f" FFT beats direct from K = {k}", fontsize=8, va="top", rotation=90)
+                ax.text(k, ax.get_ylim()[0], f" FFT faster from K = {k}", fontsize=8, va="bottom", ha="right", rotation=90)
         ax.set_yscale("log")
         ax.set_xlabel("filter size K (K x K)")
         ax.set_ylabel("median time (ms, log scale)")

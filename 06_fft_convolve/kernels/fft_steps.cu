@@ -131,7 +131,7 @@ PaddingChoice choose_padding(int height, int width, int filter_size, cudaStream_
 }  // namespace gpu
 
 PaddedShape fft_shape(const GpuProblem& problem, cudaStream_t stream) {
-  if (problem.padded) return *problem.padded;
+  if (problem.padded && problem.padded->height > 0) return *problem.padded;
   if (problem.measure_padding) return gpu::choose_padding(problem.height, problem.width, problem.filter->size, stream, 5).shape;
   return linear_padding(problem.height, problem.width, problem.filter->size);
 }
