@@ -111,9 +111,9 @@ Problem make_problem(Image image, Filter filter) {
   return p;
 }
 
-Problem make_problem(const course::Lesson& lesson, const LessonOptions& options) {
+Problem make_problem(course::Lesson& lesson, const LessonOptions& options) {
   const course::CommonOptions& common = lesson.options();
-  CLI::App& app = const_cast<course::Lesson&>(lesson).cli();
+  CLI::App& app = lesson.cli();
   const bool size_given = app.count("--width") + app.count("--height") + app.count("--size") > 0;
   Image image;
   if (!options.image_path.empty()) {

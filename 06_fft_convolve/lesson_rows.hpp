@@ -40,7 +40,7 @@ struct Problem {
 };
 // The image and filter the flags ask for (every bad value a UsageError naming its flag), and
 // their reference.
-Problem make_problem(const course::Lesson& lesson, const LessonOptions& options);
+Problem make_problem(course::Lesson& lesson, const LessonOptions& options);
 Problem make_problem(Image image, Filter filter);
 FftwPlanner planner_from_name(const std::string& name);
 
