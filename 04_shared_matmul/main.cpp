@@ -190,14 +190,18 @@ int run(int argc, char** argv) {
   auto use_blas_threads = [](int threads) {
     if (matmul::openblas_threads() != threads) matmul::set_openblas_threads(threads);
   };
-  lesson.add({.name = "CPU OpenBLAS sgemm, 1 thread", .role = Role::cpu_serial, .work = flops,
+  // The rows name OpenBLAS's kernel set: chosen from the CPU's features (openblas.cpp), since
+  // Debian's OpenBLAS 0.3.21 picks a slower one on CPUs newer than itself.
+  const std::string blas = "CPU OpenBLAS sgemm (" + std::string(matmul::openblas_core()) + " kernels), ";
+  lesson.add({.name = blas + "1 thread", .role = Role::cpu_serial, .work = flops,
               .run = [&](cudaStream_t) {
                 use_blas_threads(1);
                 matmul::matmul_openblas(a, b, c, s.m, s.n, s.k);
               },
               .check = check_product(c, reference),
-              .repeat = flops > kSerialBlasOneRunFlops ? std::optional(course::RepeatOptions{0, 1}) : std::nullopt});
-  lesson.add({.name = "CPU OpenBLAS sgemm, " + std::to_string(blas_threads) + " threads", .role = Role::cpu_parallel,
+              .repeat = flops > kSerialBlasOneRunFlops ? std::optional(course::RepeatOptions{0, 1}) : std::nullopt,
+              .note = std::string(matmul::openblas_description())});
+  lesson.add({.name = blas + std::to_string(blas_threads) + " threads", .role = Role::cpu_parallel,
               .work = flops,
               .run = [&](cudaStream_t) {
                 use_blas_threads(blas_threads);
@@ -219,6 +223,9 @@ int run(int argc, char** argv) {
     d_c = course::DeviceBuffer<float>(s.c_count(), "C");
     d_a.copy_from_host(a);
     d_b.copy_from_host(b);
+    // A pageable cudaMemcpy may return before its last bytes land, and the rows run in the
+    // lesson's non-blocking stream, which does not wait for it: wait here.
+    CUDA_CHECK(cudaDeviceSynchronize());
     cublas.emplace();
   });
   lesson.add_ceiling(Target::gpu, [&] { return course::measure_cublas_sgemm(s.m, s.n, s.k, options.gpu_repeat()); });

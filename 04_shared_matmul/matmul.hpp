@@ -3,7 +3,7 @@
 // This header is the lesson's API, shared by main.cpp, the tests and the tuning benchmark: the
 // CPU versions and references (matmul_cpu.cpp), the verification of a product
 // (matmul_verify.cpp), and one launcher per kernel (kernels/NN_name.cu), all with the same
-// signature, listed in kernels/registry.inc (the table: kernels/registry.cpp). It is light on
+// signature, listed in kernels/registry.inc (the table: below). It is light on
 // purpose, since every kernel file includes it: the CUDA runtime's declarations and light course
 // headers only (no CLI11, no JSON).
 //
@@ -70,9 +70,15 @@ void matmul_blocked(std::span<const float> a, std::span<const float> b, std::spa
 
 // OpenBLAS cblas_sgemm on every core: the CPU row the GPU is compared with.
 void matmul_openblas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+
+// OpenBLAS itself (openblas.cpp), loaded on first use with the kernel set ("core") chosen from
+// the CPU's features: row-major C = A x B with no transposes, and its settings.
+void openblas_sgemm(int m, int n, int k, const float* a, const float* b, float* c);
+void openblas_dgemm(int m, int n, int k, const double* a, const double* b, double* c);
 void set_openblas_threads(int threads);
 int openblas_threads();
-std::string_view openblas_description();  // e.g. "OpenBLAS 0.3.21 (Haswell, pthreads)"
+std::string_view openblas_core();         // e.g. "SkylakeX"
+std::string_view openblas_description();  // its configuration, the core, and how the core was chosen
 
 // ---- Verification --------------------------------------------------------------------------
 // The reference, in double from the same float inputs (OpenBLAS dgemm), with what the error
@@ -99,5 +105,21 @@ course::VerifyResult verify_product(std::span<const float> c, const Reference& r
 // Exact check: for small-integer inputs every partial sum is an integer below 2^24, so every
 // correct kernel returns exactly the integer product.
 course::VerifyResult verify_exact(std::span<const float> c, std::span<const double> expected);
+
+// When a result fails against the reference, which of the two is wrong? A third computation,
+// independent of both (one thread, the textbook loop in double, no BLAS), recomputes the
+// elements that failed (or, when only the norm failed, elements spread over C), at most
+// `max_elements` of them, and holds each side to it: the result within gamma(K) (|A||B|)_ij, the
+// reference within the double-precision bound.
+struct Arbitration {
+  std::size_t recomputed = 0;        // elements the third computation recomputed
+  std::size_t failing = 0;           // elements that failed against the reference (all of them)
+  std::size_t result_wrong = 0;      // recomputed elements where the result disagrees with it
+  std::size_t reference_wrong = 0;   // recomputed elements where the reference disagrees with it
+  std::size_t first_result_wrong = 0, first_reference_wrong = 0;  // an example index of each
+  std::string verdict() const;       // one line: which side is wrong, with the counts
+};
+Arbitration arbitrate(std::span<const float> a, std::span<const float> b, int m, int n, int k,
+                      std::span<const float> result, const Reference& reference, std::size_t max_elements = 4096);
 
 }  // namespace matmul

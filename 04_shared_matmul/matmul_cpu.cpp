@@ -6,9 +6,8 @@
 //  - blocking: the same arithmetic reordered over tiles that stay in cache, with the innermost
 //    loop running along rows of B and C (unit stride), which the compiler vectorises;
 //  - a tuned library: OpenBLAS's sgemm adds register blocking, packing and hand-written
-//    assembly kernels on top, and is the CPU number a GPU should be held against.
-#include <cblas.h>
-
+//    assembly kernels on top, and is the CPU number a GPU should be held against (loaded with
+//    the kernels this CPU can run: openblas.cpp).
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -62,20 +61,7 @@ void matmul_blocked(std::span<const float> a, std::span<const float> b, std::spa
 }
 
 void matmul_openblas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
-}
-
-void set_openblas_threads(int threads) { openblas_set_num_threads(threads); }
-
-int openblas_threads() { return openblas_get_num_threads(); }
-
-std::string_view openblas_description() {
-  static const std::string text = [] {
-    std::string config = openblas_get_config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"
-    std::string core = openblas_get_corename();
-    return config + " (core " + core + ")";
-  }();
-  return text;
+  openblas_sgemm(m, n, k, a.data(), b.data(), c.data());
 }
 
 Reference reference_product(std::span<const float> a, std::span<const float> b, int m, int n, int k) {
@@ -85,13 +71,11 @@ Reference reference_product(std::span<const float> a, std::span<const float> b, 
   Reference reference;
   reference.k = k;
   reference.c.assign(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a64.data(), k, b64.data(), n, 0.0,
-              reference.c.data(), n);
+  openblas_dgemm(m, n, k, a64.data(), b64.data(), reference.c.data());
   for (double& x : a64) x = x < 0 ? -x : x;
   for (double& x : b64) x = x < 0 ? -x : x;
   reference.abs_c.assign(reference.c.size(), 0.0);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a64.data(), k, b64.data(), n, 0.0,
-              reference.abs_c.data(), n);
+  openblas_dgemm(m, n, k, a64.data(), b64.data(), reference.abs_c.data());
   return reference;
 }
 

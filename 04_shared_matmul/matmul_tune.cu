@@ -54,6 +54,9 @@ bool check_shape(const std::vector<Candidate>& candidates, const Shape& s, bool 
   course::DeviceBuffer<float> da(na), db(nb), dc(nc);
   da.copy_from_host(a);
   db.copy_from_host(b);
+  // A pageable cudaMemcpy may return before its last bytes land, and `stream` does not wait for
+  // the legacy stream it ran in: wait here, before any kernel reads A or B.
+  CUDA_CHECK(cudaDeviceSynchronize());
   bool all = true;
   std::vector<Candidate> everything = candidates;
   everything.push_back({"cublas (pedantic FP32)", nullptr});
@@ -137,6 +140,7 @@ int main(int argc, char** argv) {
       da.copy_from_host(h);
       course::fill_normal(h, 2);
       db.copy_from_host(h);
+      CUDA_CHECK(cudaDeviceSynchronize());  // as above: the copies have landed before any kernel runs
     }
     const double flops = matmul::matmul_flops(size, size, size);
     const course::TimingStats tc = course::time_device({3, reps}, stream.get(), [&] {

@@ -11,9 +11,14 @@
 //    errors of random sign grow like sqrt(k), so this is far tighter than k u and still holds
 //    for every kernel of the lesson. It catches small systematic errors that stay under the
 //    per-element bound: TF32 inputs (10-bit mantissa) fail it by a factor of ~10 at k = 4096.
+// And when a check fails, a third computation says which side is wrong (arbitrate): a kernel
+// that skipped part of K, or a reference whose library threads lost part of the product.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "matmul.hpp"
 
@@ -90,6 +95,92 @@ course::VerifyResult verify_product(std::span<const float> c, const Reference& r
 
 course::VerifyResult verify_exact(std::span<const float> c, std::span<const double> expected) {
   return course::verify(c, expected, course::Tolerance::exact());
+}
+
+namespace {
+
+// Element i of A x B and of |A| x |B|, one thread, in the order p = 0 .. k-1. Each float product
+// is exact in double; the sum's error is at most about k 2^-53 (|A||B|)_ij.
+void recompute(std::span<const float> a, std::span<const float> b, int n, int k, std::size_t i, double& value,
+               double& magnitude) {
+  const std::size_t row = i / static_cast<std::size_t>(n), col = i % static_cast<std::size_t>(n);
+  value = 0;
+  magnitude = 0;
+  for (int p = 0; p < k; ++p) {
+    const double product = static_cast<double>(a[row * static_cast<std::size_t>(k) + static_cast<std::size_t>(p)]) *
+                           static_cast<double>(b[static_cast<std::size_t>(p) * static_cast<std::size_t>(n) + col]);
+    value += product;
+    magnitude += std::fabs(product);
+  }
+}
+
+// The elements to recompute: those that fail their bound (NaN included), or, if none does (only
+// the norm failed), elements spread over all of C; at most `limit`, evenly spaced among them.
+std::vector<std::size_t> elements_to_recompute(std::span<const float> result, const Reference& reference,
+                                               std::size_t limit, std::size_t& failing) {
+  std::vector<std::size_t> candidates;
+  const double gamma = gamma_bound(reference.k);
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    const double error = std::fabs(static_cast<double>(result[i]) - reference.c[i]);
+    if (!(error <= gamma * reference.abs_c[i])) candidates.push_back(i);  // NaN: the comparison is false
+  }
+  failing = candidates.size();
+  if (candidates.empty()) {
+    candidates.resize(result.size());
+    for (std::size_t i = 0; i < result.size(); ++i) candidates[i] = i;
+  }
+  if (candidates.size() <= limit) return candidates;
+  std::vector<std::size_t> chosen(limit);
+  for (std::size_t j = 0; j < limit; ++j) chosen[j] = candidates[j * candidates.size() / limit];
+  return chosen;
+}
+
+}  // namespace
+
+Arbitration arbitrate(std::span<const float> a, std::span<const float> b, int m, int n, int k,
+                      std::span<const float> result, const Reference& reference, std::size_t max_elements) {
+  const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  if (result.size() != count || reference.c.size() != count || a.size() != static_cast<std::size_t>(m) * k ||
+      b.size() != static_cast<std::size_t>(k) * n) {
+    throw std::invalid_argument("arbitrate: the spans do not match the shape " + std::to_string(m) + " x " +
+                                std::to_string(n) + " x " + std::to_string(k));
+  }
+  Arbitration arbitration;
+  const double gamma = gamma_bound(k);
+  const double gamma_double = 2.0 * static_cast<double>(k) * 0x1p-53;  // the reference's and the third's error, with room
+  for (const std::size_t i : elements_to_recompute(result, reference, max_elements, arbitration.failing)) {
+    double third = 0, magnitude = 0;
+    recompute(a, b, n, k, i, third, magnitude);
+    ++arbitration.recomputed;
+    const double result_error = std::fabs(static_cast<double>(result[i]) - third);
+    if (!(result_error <= (gamma + gamma_double) * magnitude)) {
+      if (arbitration.result_wrong++ == 0) arbitration.first_result_wrong = i;
+    }
+    const double reference_error = std::fabs(reference.c[i] - third);
+    if (!(reference_error <= 2 * gamma_double * magnitude)) {
+      if (arbitration.reference_wrong++ == 0) arbitration.first_reference_wrong = i;
+    }
+  }
+  return arbitration;
+}
+
+std::string Arbitration::verdict() const {
+  const std::string counts = "a third computation (one thread, double, no BLAS) of " + std::to_string(recomputed) +
+                             " element(s) (of " + std::to_string(failing) +
+                             " failing): the result disagrees with it at " + std::to_string(result_wrong) +
+                             ", the reference at " + std::to_string(reference_wrong);
+  std::string side;
+  if (result_wrong > 0 && reference_wrong == 0) {
+    side = "the RESULT is wrong (first at element " + std::to_string(first_result_wrong) + ")";
+  } else if (reference_wrong > 0 && result_wrong == 0) {
+    side = "the REFERENCE is wrong (first at element " + std::to_string(first_reference_wrong) + ")";
+  } else if (result_wrong > 0) {
+    side = "BOTH are wrong (result first at " + std::to_string(first_result_wrong) + ", reference first at " +
+           std::to_string(first_reference_wrong) + ")";
+  } else {
+    side = "NEITHER disagrees at the recomputed elements (a failure of the norm alone, or spread too thin to sample)";
+  }
+  return side + "; " + counts;
 }
 
 }  // namespace matmul

@@ -179,11 +179,15 @@ std::string image_comment(const View& view, int max_iters, Precision precision, 
          "\nfrom " + source;
 }
 
-void check_image_path(const std::string& path) {
+void check_image_path(const std::string& path, bool gray) {
   const std::filesystem::path target(path);
   const std::string extension = target.extension().string();
-  if (extension != ".pgm" && extension != ".ppm") {
-    throw course::UsageError("--image " + path + ": the name must end in .pgm (grey) or .ppm (colour)");
+  if (extension != ".png" && extension != ".pgm" && extension != ".ppm") {
+    throw course::UsageError("--image " + path + ": the name must end in .png (colour, or grey with --gray), "
+                             ".pgm (grey) or .ppm (colour)");
+  }
+  if (gray && extension == ".ppm") {
+    throw course::UsageError("--gray: a .ppm image is colour; name it .png or .pgm");
   }
   const std::filesystem::path parent = std::filesystem::absolute(target).parent_path();
   if (!std::filesystem::is_directory(parent)) {
@@ -192,13 +196,11 @@ void check_image_path(const std::string& path) {
 }
 
 void write_counts_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
-                        int max_iters, const std::string& comment) {
-  const course::Image gray = shade(counts, width, height, max_iters);
-  if (std::filesystem::path(path).extension() == ".ppm") {
-    course::write_image(path, course::apply_colormap(gray), comment);
-  } else {
-    course::write_image(path, gray, comment);
-  }
+                        int max_iters, const std::string& comment, bool gray) {
+  const course::Image shades = shade(counts, width, height, max_iters);
+  const bool colour = std::filesystem::path(path).extension() == ".ppm" ||
+                      (std::filesystem::path(path).extension() == ".png" && !gray);
+  course::write_image(path, colour ? course::apply_colormap(shades) : shades, comment);
 }
 
 }  // namespace mandelbrot

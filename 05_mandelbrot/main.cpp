@@ -1,11 +1,11 @@
 // 05_mandelbrot: the Mandelbrot set, a compute-bound 2-D kernel, in FP32 and FP64.
 //
 // Usage: 05_mandelbrot [--width W] [--height H] [--iters N] [view] [--block WxH] [--grid WxH|auto]
-//                      [--precision float|double|both] [--image PATH] [--sweep-blocks] [shared flags: --help]
+//                      [--precision float|double|both] [--image PATH [--gray]] [--sweep-blocks] [shared flags: --help]
 //   05_mandelbrot                                     the classic: 1536 x 1024, re [-2, 1] x im [-1, 1], 20 iterations
 //   05_mandelbrot --width 4096 --height 4096 --iters 1000 --skip-serial     the performance benchmark
 //   05_mandelbrot --centre -0.743643887037151 0.131825904205330 --zoom 2e8 --iters 8000 --precision double
-//   05_mandelbrot --image set.ppm                    the escape counts as a colour image (.pgm: grey)
+//   05_mandelbrot --image set.png                    the escape counts as a colour image (--gray: grey)
 //
 // The lesson declares its data and variants; the harness (course/harness.hpp) verifies, times
 // and reports each one. Per precision: the reference counts (CPU, OpenMP, the definition) ->
@@ -60,6 +60,7 @@ struct LessonOptions {
   std::string grid = "auto";
   std::string precision = "both";
   std::string image_path;
+  bool gray = false;
   bool sweep_blocks = false;
   bool skip_serial = false;
 };
@@ -274,7 +275,9 @@ int run(int argc, char** argv) {
   app.add_option("--precision", o.precision, "float, double or both")
       ->check(CLI::IsMember({"float", "double", "both"}))
       ->capture_default_str();
-  app.add_option("--image", o.image_path, "write the escape counts as an image: NAME.pgm (grey) or NAME.ppm (colour)");
+  app.add_option("--image", o.image_path,
+                 "write the escape counts as an image: NAME.png (colour), NAME.pgm (grey) or NAME.ppm (colour)");
+  app.add_flag("--gray", o.gray, "a .png image in grey levels (for plot_mandelbrot.py), not the colour map");
   app.add_flag("--sweep-blocks", o.sweep_blocks, "also time the fast kernel at many block shapes");
   app.add_flag("--skip-serial", o.skip_serial, "skip the one-thread CPU rows (minutes on large images)");
   const course::CommonOptions& options = lesson.parse(argc, argv);
@@ -301,7 +304,8 @@ int run(int argc, char** argv) {
   shape.block = mandelbrot::parse_shape(o.block, "--block");
   if (o.grid != "auto") shape.grid = mandelbrot::parse_shape(o.grid, "--grid");
   const mandelbrot::Launch planned = mandelbrot::plan_launch(shape, width, height);  // throws on a bad shape
-  if (!o.image_path.empty()) mandelbrot::check_image_path(o.image_path);
+  if (!o.image_path.empty()) mandelbrot::check_image_path(o.image_path, o.gray);
+  if (o.gray && o.image_path.empty()) throw course::UsageError("--gray: there is no --image to write");
 
   lesson.set_title("Mandelbrot set, " + std::to_string(width) + " x " + std::to_string(height) + " pixels, " +
                    view.describe() + ", " + std::to_string(o.iters) + " iterations");
@@ -410,7 +414,8 @@ int run(int argc, char** argv) {
                                precision_name(last.precision) + ")";
     mandelbrot::write_counts_image(o.image_path, image_counts, width, height, o.iters,
                                    mandelbrot::image_comment(view, o.iters, last.precision,
-                                                             mandelbrot::shade_range(image_counts, o.iters), source));
+                                                             mandelbrot::shade_range(image_counts, o.iters), source),
+                                   o.gray);
     std::printf("\nImage: %s (%s)\n", o.image_path.c_str(), source.c_str());
   }
   return exit_code;

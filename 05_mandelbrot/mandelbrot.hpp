@@ -152,11 +152,13 @@ course::Image shade(std::span<const std::uint32_t> counts, int width, int height
 // and which counts its grey levels stand for.
 std::string image_comment(const View& view, int max_iters, Precision precision, ShadeRange range,
                           const std::string& source);
-// Writes the counts as PGM (".pgm") or, through the course colour map, PPM (".ppm"); atomic.
+// Writes the counts as an image, atomically: ".png" through the course colour map (grey levels with
+// `gray`), ".pgm" grey levels, ".ppm" the colour map.
 void write_counts_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
-                        int max_iters, const std::string& comment);
-// Throws course::UsageError when `path` cannot be an image output (wrong extension, no folder).
-void check_image_path(const std::string& path);
+                        int max_iters, const std::string& comment, bool gray = false);
+// Throws course::UsageError when `path` cannot be an image output (wrong extension, --gray with
+// .ppm, no folder).
+void check_image_path(const std::string& path, bool gray = false);
 
 // ---- Block-shape sweep (block_sweep.cpp) ------------------------------------------------------
 inline const std::vector<Shape>& sweep_block_shapes() {

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Lesson 05: render an escape-count image written by 05_mandelbrot as a PNG (matplotlib).
 
-The lesson writes the counts as an 8-bit PGM (or PPM) whose header comment says where the image
-sits in the complex plane:
+The lesson writes the counts as an 8-bit PNG (grey with --gray, else colour), PGM (grey) or PPM
+(colour) whose comment (PNG: its "Comment" text; PGM/PPM: header lines) says where the image sits
+in the complex plane:
     # mandelbrot view X_MIN X_MAX Y_MIN Y_MAX iters N precision FP32 counts LOW HIGH
 and which counts the grey levels stand for ("counts LOW HIGH": 0 = interior, else a log scale
 from LOW at grey 1 to HIGH at grey 255).
 This script draws the grey levels through a colour map, with the real and imaginary axes
 labelled in the complex plane, and a colour bar in escape counts.
 
-    python3 05_mandelbrot/plot_mandelbrot.py set.pgm --out set.png [--cmap magma] [--title TEXT]
+    05_mandelbrot --image counts.png --gray
+    python3 05_mandelbrot/plot_mandelbrot.py counts.png --out set.png [--cmap magma] [--title TEXT]
 
 scripts/plot.py also loads this module and calls plot(reports, out_dir, course): from a run with
 --sweep-blocks it draws the block-shape sweep (05_mandelbrot_block_sweep.png).
@@ -50,6 +52,28 @@ def read_pnm(path):
     if len(pixels) != width * height * channels:
         raise ValueError(f"{path}: truncated pixels")
     return width, height, channels, pixels, comments
+
+
+def read_png(path):
+    """The same as read_pnm, for an 8-bit grey or RGB PNG (through Pillow, matplotlib's own
+    dependency); the comment lines come from its "Comment" text chunk."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        image.load()
+        if image.mode not in ("L", "RGB"):
+            raise ValueError(f"{path}: an 8-bit grey or RGB PNG is expected, not mode {image.mode}")
+        channels = 1 if image.mode == "L" else 3
+        comments = image.info.get("Comment", "").splitlines()
+        return image.width, image.height, channels, image.tobytes(), comments
+
+
+def read_image(path):
+    """PNG, or binary PGM/PPM, told by the file's first bytes."""
+    with open(path, "rb") as f:
+        if f.read(8) == b"\x89PNG\r\n\x1a\n":
+            return read_png(path)
+    return read_pnm(path)
 
 
 def parse_view(comments):
@@ -101,7 +125,7 @@ def plot(reports, out_dir, course):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("image", help="a .pgm or .ppm written by 05_mandelbrot --image")
+    parser.add_argument("image", help="a .png, .pgm or .ppm written by 05_mandelbrot --image")
     parser.add_argument("--out", required=True, help="the PNG to write")
     parser.add_argument("--cmap", default="magma", help="matplotlib colour map for grey images (default magma)")
     parser.add_argument("--scale", choices=("equalized", "log"), default="equalized",
@@ -116,7 +140,7 @@ def main(argv=None):
     import numpy as np  # matplotlib's own dependency
     from matplotlib.ticker import FixedFormatter, FixedLocator
 
-    width, height, channels, pixels, comments = read_pnm(args.image)
+    width, height, channels, pixels, comments = read_image(args.image)
     view, iters, precision, count_range = parse_view(comments)
     # Row 0 is the top of the image (the largest imaginary part), as imshow expects.
     rows = np.frombuffer(pixels, dtype=np.uint8).reshape((height, width) if channels == 1 else (height, width, 3))

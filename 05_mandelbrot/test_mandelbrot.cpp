@@ -247,8 +247,35 @@ TEST(MandelbrotImage, ShadeAndWriteRoundTrip) {
   EXPECT_EQ(deep_image.pixels[3], 0);
   EXPECT_EQ(mandelbrot::shade_range(std::vector<std::uint32_t>{5, 5}, 5).high, 0u) << "all interior";
   std::filesystem::remove(path);
-  EXPECT_THROW(mandelbrot::check_image_path("x.png"), course::UsageError);
-  EXPECT_THROW(mandelbrot::check_image_path("/no/such/folder/x.pgm"), course::UsageError);
+  EXPECT_NO_THROW(mandelbrot::check_image_path("x.png"));
+  EXPECT_NO_THROW(mandelbrot::check_image_path("x.png", true));
+  EXPECT_THROW(mandelbrot::check_image_path("x.jpg"), course::UsageError);
+  EXPECT_THROW(mandelbrot::check_image_path("x.ppm", true), course::UsageError) << "a .ppm is colour";
+  EXPECT_THROW(mandelbrot::check_image_path("/no/such/folder/x.png"), course::UsageError);
+}
+
+// PNG, the format that opens anywhere: colour through the course colour map, or with `gray` the
+// shades themselves; the header comment travels in the file's text.
+TEST(MandelbrotImage, PngInColourAndGrey) {
+  const std::vector<std::uint32_t> counts = {0, 1, 19, 20, 10, 20};
+  const course::Image shades = mandelbrot::shade(counts, 3, 2, 20);
+  const std::string comment =
+      mandelbrot::image_comment(kClassic, 20, Precision::f32, mandelbrot::shade_range(counts, 20), "test");
+  const auto folder = std::filesystem::temp_directory_path();
+  const std::string colour = (folder / "mandelbrot_test_colour.png").string();
+  const std::string gray = (folder / "mandelbrot_test_gray.png").string();
+  mandelbrot::write_counts_image(colour, counts, 3, 2, 20, comment);
+  mandelbrot::write_counts_image(gray, counts, 3, 2, 20, comment, true);
+  const course::Image colour_back = course::read_image(colour);
+  const course::Image gray_back = course::read_image(gray);
+  EXPECT_EQ(colour_back.channels, 3);
+  EXPECT_EQ(colour_back.pixels, course::apply_colormap(shades).pixels);
+  EXPECT_EQ(gray_back.channels, 1);
+  EXPECT_EQ(gray_back.pixels, shades.pixels);
+  ASSERT_FALSE(gray_back.comments.empty());
+  EXPECT_EQ(gray_back.comments[0], "mandelbrot view -2 1 -1 1 iters 20 precision FP32 counts 0 19");
+  std::filesystem::remove(colour);
+  std::filesystem::remove(gray);
 }
 
 // ---- GPU -------------------------------------------------------------------------------------------

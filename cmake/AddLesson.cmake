@@ -1,14 +1,14 @@
 # add_lesson(): everything a lesson folder needs, in one call.
 #
 #   add_lesson(01_vector_exp
-#     SOURCES        vector_exp_cpu.cpp vector_exp_gpu.cu   # the lesson's code, shared by main and tests
+#     SOURCES        vector_exp_cpu.cpp vector_exp_simd.cpp # the lesson's code, shared by main and tests
 #     TESTS          test_vector_exp.cpp                    # GoogleTest; suites named Gpu* need a GPU
 #     SMOKE_ARGS     --length 1000 --reps 2                 # a small run of the binary
 #     SANITIZER_ARGS --length 1000 --reps 1 --warmup 0      # a tiny run under compute-sanitizer
 #     BAD_ARGS       "length=--length 0" "bogus=--bogus"    # <regex the error names>=<arguments>: exit 2
 #     EXIT3_ARGS     "memory=--length 1099511627776"        # <regex>=<arguments>: exit 3
 #     LIBRARIES      CUDA::cufft                            # anything beyond course::common
-#     REQUIRES       OpenBLAS                               # optional libraries: missing -> lesson left out
+#     REQUIRES       OpenBLAS                               # optional libraries (OpenBLAS, FFTW): missing -> lesson left out
 #     PROGRAMS       first_contact.cu)                      # stand-alone programs, no course helpers
 #
 # Found by the helper, so adding a kernel or an exercise needs no edit here:
@@ -38,10 +38,15 @@ function(add_lesson name)
     message(FATAL_ERROR "add_lesson(${name}): SOURCES and TESTS are required")
   endif()
   # An optional library that is missing leaves this one lesson out (the rest of the course builds).
+  # The names are those of cmake/CourseDependencies.cmake (OpenBLAS, FFTW, ...); the line it
+  # records is printed by scripts/test_course.sh after the tests.
   foreach(requirement IN LISTS LESSON_REQUIRES)
+    if(NOT DEFINED COURSE_HAVE_${requirement})
+      message(FATAL_ERROR "add_lesson(${name}): REQUIRES ${requirement} is not an optional dependency "
+                          "known to cmake/CourseDependencies.cmake")
+    endif()
     if(NOT COURSE_HAVE_${requirement})
-      message(STATUS "${name} is left out: it needs ${requirement} "
-                     "(Debian: apt-get install ${COURSE_PACKAGE_${requirement}})")
+      course_left_out("Lesson ${name}" ${requirement})
       return()
     endif()
     list(APPEND LESSON_LIBRARIES course::${requirement})

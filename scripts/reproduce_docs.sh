@@ -56,7 +56,7 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
   fi
   if [ -x "$bin/02_elementwise_add" ]; then
     run 02_default "$bin/02_elementwise_add" || status=1
-    run 02_2e26_sweep "$bin/02_elementwise_add" -l 67108864 --sweep-launch || status=1
+    run 02_2e26_sweep "$bin/02_elementwise_add" -l 67108864 --sweep launch || status=1
     run 02_2e28 "$bin/02_elementwise_add" -l 268435456 || status=1
   fi
   if [ -x "$bin/03_streams" ]; then
@@ -68,6 +68,14 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
     run 06_4096 "$bin/06_fft_convolve" -n 4096 || status=1
     run 06_crossover "$bin/06_fft_convolve" -n 1024 --sweep filter-size || status=1
     run 06_naive_wrap "$bin/06_fft_convolve" --filter box --filter-size 31 --out-dir "$out/runs/06_naive_wrap" || status=1
+  fi
+  if [ -x "$bin/07_black_scholes" ]; then
+    run 07_default "$bin/07_black_scholes" || status=1
+    run 07_classic "$bin/07_black_scholes" --classic || status=1
+    run 07_2e26 "$bin/07_black_scholes" -n 67108864 --skip-cpu || status=1
+    # Each kernel's worst option in units of u kappa, and the cancellation table (docs, sections 9, 10).
+    "$bin/07_black_scholes_tests" --gtest_filter='*WorstOption*:*Cancellation*' >"$out/runs/07_accuracy_tests.txt" 2>&1 ||
+      status=1
   fi
   [ -n "$python" ] && "$python" "$course_root/scripts/plot.py" "$out/runs" --out "$out/plots" || true
 fi

@@ -62,6 +62,7 @@ shopt -s nullglob
 jsons=("$results"/*.json)
 # course_summary exits 1 when a lesson failed or did not finish: the message below says so.
 "$bin/course_summary" "${jsons[@]}" "${missing[@]}" || failed=1
+course_report_left_out release  # lessons not built for a missing optional package, and why
 if [ "$failed" -ne 0 ]; then
   echo
   echo "Some lessons failed: see their logs in ${results#"$course_root"/}/."

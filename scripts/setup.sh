@@ -71,33 +71,64 @@ course_ensure_base_tools() {
   fi
 }
 
-# Configures a preset; on missing dependencies installs them (or says how) and tries again.
+# The Debian packages a configure found missing, required and optional, on one line.
+course_missing_packages() {
+  local folder="$1"
+  # Either list may be absent (nothing missing): that is no error under the scripts' `set -e`.
+  { cat "$folder/missing-debian-packages.txt" "$folder/missing-optional-debian-packages.txt" 2>/dev/null || true; } |
+    tr ' ' '\n' | awk 'NF && !seen[$0]++' | paste -sd ' ' -
+}
+
+# Runs CMake's configure for a preset into build/configure-<preset>.log; its missing-package
+# lists are removed first, so a configure that stops early leaves no stale list behind.
+course_run_configure() {
+  local preset="$1"
+  shift
+  rm -f "$course_root/build/$preset/missing-debian-packages.txt" \
+        "$course_root/build/$preset/missing-optional-debian-packages.txt"
+  cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1
+}
+
+# Configures a preset. Missing Debian packages, required and optional alike, are installed in
+# one go when running as root, then the preset is configured again; so whichever script runs
+# first builds every lesson. Not root: a missing required package stops here with one apt-get
+# line naming every missing package; with only optional ones missing, the same line is printed
+# and the build goes on without what needs them (scripts/test_course.sh lists it at the end).
+# With CI=true, CMake itself treats a missing optional package as required.
 course_configure() {
   local preset="$1"
   shift
-  local missing_file="$course_root/build/$preset/missing-debian-packages.txt"
-  local optional_file="$course_root/build/$preset/missing-optional-debian-packages.txt"
-  if cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1; then
-    # Optional libraries leave a lesson out when missing; the course's commands install them.
-    if [ -s "$optional_file" ] && [ "$(id -u)" -eq 0 ]; then
-      # shellcheck disable=SC2046 # one package per word
-      course_install_packages $(cat "$optional_file")
-      cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1 && return 0
-    else
-      [ -s "$optional_file" ] && course_say "Lessons left out for missing optional packages: sudo apt-get install -y $(cat "$optional_file")"
-      return 0
-    fi
+  local configured=1 missing
+  course_run_configure "$preset" "$@" || configured=0
+  missing="$(course_missing_packages "$course_root/build/$preset")"
+  if [ -n "$missing" ] && [ "$(id -u)" -eq 0 ]; then
+    # shellcheck disable=SC2086 # one package per word
+    course_install_packages $missing
+    configured=1
+    course_run_configure "$preset" "$@" || configured=0
+  elif [ -n "$missing" ] && [ "$configured" -eq 0 ]; then
+    # shellcheck disable=SC2086 # one package per word
+    course_install_packages $missing  # not root: prints the apt-get line and stops
+  elif [ -n "$missing" ]; then
+    course_say "Some lessons or tests are left out of this build: they need Debian packages that are missing."
+    course_say "Install them, then run this again:"
+    course_say "  sudo apt-get install -y $missing"
   fi
-  if [ -s "$missing_file" ]; then
-    # shellcheck disable=SC2046 # one package per word
-    course_install_packages $(cat "$missing_file")
-    if cmake --preset "$preset" "$@" >"$course_root/build/configure-$preset.log" 2>&1; then
-      return 0
-    fi
+  if [ "$configured" -eq 0 ]; then
+    cat "$course_root/build/configure-$preset.log" >&2
+    course_say "CMake configuration failed (log above)."
+    exit 1
   fi
-  cat "$course_root/build/configure-$preset.log" >&2
-  course_say "CMake configuration failed (log above)."
-  exit 1
+}
+
+# After the tests: what this build left out and why (build/<preset>/left-out.txt, written by
+# the configure), so a missing lesson is never a silent absence.
+course_report_left_out() {
+  local preset="$1"
+  local file="$course_root/build/$preset/left-out.txt"
+  [ -s "$file" ] || return 0
+  echo "== left out of this build (install the Debian packages named, then run this again):"
+  sed 's/^/   /' "$file"
 }
 
 course_prepare_build_dir() {

@@ -7,8 +7,10 @@
 # stops), configures, builds and runs ctest. Where there is no GPU, GPU tests are reported as
 # skipped with the reason. With COURSE_REQUIRE_GPU=1 a missing GPU fails them instead.
 # Package and build output go to build/*.log (one line per step here); after ctest's own closing
-# lines comes one more: how many tests passed, were skipped (grouped by reason) and failed.
-# With CI=true it uses the "ci" preset: one GPU architecture and warnings as errors.
+# lines comes one more: how many tests passed, were skipped (grouped by reason) and failed; then
+# what the build left out for a missing optional package (a lesson, the valgrind label), and why.
+# With CI=true it uses the "ci" preset: one GPU architecture and warnings as errors, and a
+# missing optional package is an error (CI never passes with a lesson left out).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -35,6 +37,8 @@ summary="$course_root/build/$preset/bin/course_test_summary"
 if [ -s "$junit" ] && [ -x "$summary" ]; then
   "$summary" "$junit" || true
 elif [ -s "$junit" ]; then
-  echo "== no test summary: $summary was not built"
+  reason="$(grep -h '^The test summary tool' "$course_root/build/$preset/left-out.txt" 2>/dev/null || true)"
+  echo "== no test summary: ${reason:-$summary was not built}"
 fi
+course_report_left_out "$preset"
 exit "$status"

@@ -4,7 +4,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <random>
+#include <string>
+
+#include "course/errors.hpp"
 
 namespace course {
 
@@ -55,8 +60,17 @@ void fill_small_integers(std::span<float> values, std::uint64_t seed, int low, i
   fill_blocks(values, seed, std::uniform_int_distribution<int>(low, high));
 }
 
-
 std::uint64_t fresh_seed() {
+  // COURSE_SEED replays a failure: the seed its message printed, for every call.
+  if (const char* fixed = std::getenv("COURSE_SEED"); fixed != nullptr && *fixed != '\0') {
+    const std::string text(fixed);
+    std::uint64_t seed = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (error != std::errc() || end != text.data() + text.size()) {
+      throw Error("COURSE_SEED '" + text + "' is not a whole number from 0 to 18446744073709551615");
+    }
+    return seed;
+  }
   std::random_device device;
   return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }

@@ -1,11 +1,15 @@
-// Seeded inputs: reproducible, independent of the thread count, and really random.
+// Seeded inputs: reproducible, independent of the thread count, and really random; COURSE_SEED
+// replays a failing test's seed.
 #include <gtest/gtest.h>
 
 #include <omp.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "course/errors.hpp"
 #include "course/random.hpp"
 
 namespace {
@@ -27,7 +31,31 @@ TEST(Random, DifferentSeedsDiffer) {
   course::fill_normal(a, 1);
   course::fill_normal(b, 2);
   EXPECT_NE(a, b);
+  if (std::getenv("COURSE_SEED") == nullptr) {
+    EXPECT_NE(course::fresh_seed(), course::fresh_seed());
+  }
+}
+
+// COURSE_SEED fixes fresh_seed() (to replay a failure); anything but a whole number is an error.
+TEST(Random, CourseSeedReplaysAFailure) {
+  const char* before = std::getenv("COURSE_SEED");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("COURSE_SEED", "10463118534478130351", 1);
+  EXPECT_EQ(course::fresh_seed(), 10463118534478130351ull);
+  EXPECT_EQ(course::fresh_seed(), 10463118534478130351ull) << "every call, not only the first";
+  for (const char* bad : {"abc", "12x", "-1", "18446744073709551616", " 5"}) {
+    ::setenv("COURSE_SEED", bad, 1);
+    try {
+      course::fresh_seed();
+      ADD_FAILURE() << "COURSE_SEED='" << bad << "' accepted";
+    } catch (const course::Error& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string("COURSE_SEED '") + bad + "'"), std::string::npos)
+          << error.what();
+    }
+  }
+  ::unsetenv("COURSE_SEED");
   EXPECT_NE(course::fresh_seed(), course::fresh_seed());
+  if (before != nullptr) ::setenv("COURSE_SEED", saved.c_str(), 1);
 }
 
 TEST(Random, NormalHasTheRightMoments) {

@@ -5,6 +5,10 @@
 #   missing_values  a script flag given without its value: one line naming it, exit 2
 #   plot_errors     plot.py on a missing, an invalid or a foreign file: one line, exit 3, no traceback
 #   progress        a build shows one line per target; apt's output goes to build/apt.log
+#   configure_installs  the configure step (setup.sh) with stand-ins for cmake, apt-get and id:
+#                   as root every missing package, required and optional, is installed in one
+#                   go; as another user one apt-get line names them all, and only a missing
+#                   required package stops the build
 #   doc_commands    every command in the bash blocks of the PAGEs given after BIN_DIR (relative to
 #                   the checkout) that runs a lesson, a tool or plot.py, as written, from a
 #                   checkout-like folder whose build/release/bin is BIN_DIR and whose first python3
@@ -94,6 +98,75 @@ case_progress() {
   echo "ok: apt's 400 lines went to build/apt.log; the terminal got: $(printf '%s' "$out" | tr '\n' '|')"
 }
 
+# A stand-in for CMake's configure: packages listed in $FAKE_INSTALLED count as present;
+# $FAKE_REQUIRED and $FAKE_OPTIONAL missing ones go to the lists cmake/CourseDependencies.cmake
+# writes, and a missing required one fails the configure.
+write_fake_configure_tools() {
+  mkdir -p "$work/fakebin"
+  cat >"$work/fakebin/cmake" <<'FAKE'
+#!/bin/bash
+dir="build/$2"
+mkdir -p "$dir"
+echo "cmake $*" >>"$FAKE_CALLS"
+missing() { local p; for p in $1; do grep -qx "$p" "$FAKE_INSTALLED" 2>/dev/null || printf '%s ' "$p"; done; }
+required="$(missing "$FAKE_REQUIRED")" optional="$(missing "$FAKE_OPTIONAL")"
+[ -z "$optional" ] || echo "$optional" >"$dir/missing-optional-debian-packages.txt"
+[ -z "$required" ] || { echo "$required" >"$dir/missing-debian-packages.txt"; echo "Missing dependencies"; exit 1; }
+FAKE
+  cat >"$work/fakebin/apt-get" <<'FAKE'
+#!/bin/bash
+echo "apt-get $*" >>"$FAKE_CALLS"
+[ "$1" = install ] || exit 0
+for p in "$@"; do case "$p" in install|-*) ;; *) echo "$p" >>"$FAKE_INSTALLED" ;; esac; done
+FAKE
+  printf '#!/bin/sh\necho "$FAKE_UID"\n' >"$work/fakebin/id"
+  chmod +x "$work/fakebin/cmake" "$work/fakebin/apt-get" "$work/fakebin/id"
+}
+
+# One configure in a fresh scratch checkout: $1 the user id, $2 the packages already installed.
+fake_configure() {
+  rm -rf "$work/copy" && mkdir -p "$work/copy/scripts"
+  cp "$root/scripts/setup.sh" "$work/copy/scripts/"
+  printf '%s\n' $2 >"$work/installed"
+  : >"$work/calls"
+  capture env PATH="$work/fakebin:$PATH" FAKE_UID="$1" FAKE_INSTALLED="$work/installed" FAKE_CALLS="$work/calls" \
+    FAKE_REQUIRED="req-a req-b" FAKE_OPTIONAL="opt-c opt-d" \
+    bash -c 'set -euo pipefail; source "$1"; course_prepare_build_dir; course_configure release; echo "configured"' \
+    _ "$work/copy/scripts/setup.sh"  # with the options the course's scripts run under
+}
+
+case_configure_installs() {
+  write_fake_configure_tools
+  # Root, a required and both optional packages missing: one install of all three, configured.
+  fake_configure 0 "req-b"
+  [ "$status" -eq 0 ] && [[ "$out" == *configured ]] || fail "root: exit $status: $out $err"
+  grep -qx "apt-get install -y -qq --no-install-recommends req-a opt-c opt-d" "$work/calls" ||
+    fail "root: not one install of every missing package:"$'\n'"$(cat "$work/calls")"
+  [ "$(grep -c '^cmake' "$work/calls")" -eq 2 ] || fail "root: not configured again after the install"
+  echo "ok: as root, required and optional packages installed in one go: $(grep install "$work/calls")"
+  # Root, only optional packages missing (the case that once left lesson 04 out): installed too.
+  fake_configure 0 "req-a req-b opt-d"
+  [ "$status" -eq 0 ] && grep -qx "apt-get install -y -qq --no-install-recommends opt-c" "$work/calls" ||
+    fail "root, optional missing: $(cat "$work/calls") $err"
+  echo "ok: as root, a missing optional package alone is installed too"
+  # Not root, required and optional missing: one apt-get line naming all, exit 1, nothing installed.
+  fake_configure 1000 "req-b"
+  [ "$status" -eq 1 ] || fail "user: exit $status, expected 1"
+  [[ "$err" == *"sudo apt-get install -y req-a opt-c opt-d"* ]] || fail "user: no apt-get line naming all: $err"
+  ! grep -q "^apt-get" "$work/calls" || fail "user: apt-get was run"
+  echo "ok: as a user, one line: $(printf '%s\n' "$err" | grep 'sudo apt-get')"
+  # Not root, only optional missing: the same line, and the build goes on.
+  fake_configure 1000 "req-a req-b"
+  [ "$status" -eq 0 ] && [[ "$out" == *configured ]] || fail "user, optional missing: exit $status: $err"
+  [[ "$err" == *"sudo apt-get install -y opt-c opt-d"* ]] || fail "user, optional missing: no apt-get line: $err"
+  echo "ok: as a user with only optional packages missing, the build goes on after: $(printf '%s\n' "$err" | grep 'sudo apt-get')"
+  # Nothing missing: no apt-get at all, one configure.
+  fake_configure 0 "req-a req-b opt-c opt-d"
+  [ "$status" -eq 0 ] && ! grep -q "^apt-get" "$work/calls" && [ "$(grep -c '^cmake' "$work/calls")" -eq 1 ] ||
+    fail "nothing missing: $(cat "$work/calls")"
+  echo "ok: nothing missing, nothing installed, one configure"
+}
+
 # Every non-comment line of every ```bash block of the given pages (relative to the checkout):
 # file, line number, command, tab-separated.
 documented_commands() {
@@ -168,7 +241,7 @@ case_doc_commands() {
 }
 
 case "${1:-}" in
-  missing_values|plot_errors|progress|doc_plot_command) "case_$1" ;;
+  missing_values|plot_errors|progress|doc_plot_command|configure_installs) "case_$1" ;;
   doc_commands) shift; case_doc_commands "$@" ;;
-  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|doc_commands BIN_DIR PAGE..." >&2; exit 2 ;;
+  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_commands BIN_DIR PAGE..." >&2; exit 2 ;;
 esac

@@ -19,8 +19,12 @@ void fill_uniform(std::span<double> values, std::uint64_t seed, double low, doub
 // in float, so a test can demand the bit-exact answer from every kernel.
 void fill_small_integers(std::span<float> values, std::uint64_t seed, int low, int high);
 
-// A seed that differs from run to run, for tests that want fresh inputs each time
-// (print it in the failure message so a failing case can be replayed).
+// A seed that differs from run to run, for tests that want fresh inputs each time (print it in
+// the failure message so a failing case can be replayed). With the environment variable
+// COURSE_SEED set to a whole number, every call returns that number instead: run the one failing
+// test again with the seed its message printed, e.g.
+//   COURSE_SEED=10463118534478130351 ./04_shared_matmul_tests --gtest_filter='*AwkwardShapes*/vectorized'
+// A COURSE_SEED that is not a whole number 0..2^64-1 throws course::Error.
 std::uint64_t fresh_seed();
 
 }  // namespace course
