@@ -373,10 +373,10 @@ COURSE_ROOT = Path(__file__).resolve().parent.parent
 # The lessons' own plot modules, by lesson: <lesson folder>/<module>.py. A fixed list: a results
 # file names its lesson, and that name is only looked up here, never used as a path or module name.
 LESSON_PLOT_MODULES = {
-    "02_elementwise_add": ("plot_launch_sweep",),
     "03_streams": ("plot_timeline",),
     "04_shared_matmul": ("plot_matmul",),
     "05_mandelbrot": ("plot_mandelbrot",),
+    "06_fft_convolve": ("plot_fft_convolve",),
 }
 
 
