@@ -748,7 +748,7 @@ TEST(GpuMethods, MeasuredPaddingPicksACandidateAndStillMatches) {
   EXPECT_GT(fft_convolve::gpu::time_fft_pair(choice.shape, stream.get(), 3), 0.0);
   const Image image = fft_convolve::test_image(200, 300, 4);
   const Filter f = fft_convolve::gaussian_filter(7);
-  const GpuResult result = run_on_gpu(fft_convolve::kernel("fft_r2c").launch, image, f, true);
+  const GpuResult result = run_on_gpu(course::headline_kernel(fft_convolve::kernels()).launch, image, f, true);
   EXPECT_TRUE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed);
 }
 
