@@ -1,10 +1,14 @@
-# Test of plot_mandelbrot.py (cmake -P): the lesson writes a small image on the CPU, the plot
-# module renders it, and the PNG must be a real image; then scripts/plot.py (COURSE_PLOT) draws the
-# block sweep of a real run (SWEEP_JSON) through the module's plot(). Variables: LESSON, PYTHON,
-# SCRIPT, OUT_DIR, COURSE_PLOT, SWEEP_JSON.
+# Test of plot_mandelbrot.py (cmake -P, add_lesson's SCRIPT_TESTS): the lesson writes a small
+# image on the CPU, the plot module renders it, and the PNG must be a real image; then
+# scripts/plot.py draws the block sweep of a real run (SWEEP_JSON, in docs/data). Variables from
+# add_lesson: LESSON, PYTHON, SOURCE_DIR, BINARY_DIR (this test's own folder), PROJECT_DIR.
 if(NOT PYTHON)
   message(FATAL_ERROR "no Python interpreter with matplotlib was found at configure time")
 endif()
+set(SCRIPT "${SOURCE_DIR}/plot_mandelbrot.py")
+set(OUT_DIR "${BINARY_DIR}")
+set(COURSE_PLOT "${PROJECT_DIR}/scripts/plot.py")
+set(SWEEP_JSON "${PROJECT_DIR}/docs/data/h200-2026-11-22/05_mandelbrot/perf.json")
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
 # Each image form the lesson writes: grey PNG (what the docs plot), colour PNG, grey PGM.
