@@ -1,7 +1,6 @@
-// Lesson 02, the launch-configuration sweep (--sweep-launch): add_grid_stride at every
-// threads-per-block and grid size, each result verified, each configuration timed. A sweep of
-// configurations of one kernel, not a list of variants, so it keeps its own loop; each point
-// is checked with the harness's check_device and timed with the same time_device.
+// Lesson 02, the launch-configuration sweep (--sweep launch): add_grid_stride at every
+// threads-per-block and grid size. Each configuration is a point of a harness sweep, so it is
+// poisoned, run, verified (exactly) and timed like every row, and a failed point fails the run.
 //
 // Teaches:
 //  - the same kernel, the same work, different launch configurations, different speeds. A
@@ -17,13 +16,10 @@
 //    1 block per SM of 32 threads puts one warp on each SM: far too few loads in flight to
 //    keep the memory busy (Little's law; docs/02_elementwise_add.md).
 #include <algorithm>
-#include <cstdio>
-#include <map>
-#include <ostream>
+#include <cmath>
+#include <memory>
 
-#include "course/check.hpp"
 #include "course/format.hpp"
-#include "course/harness.hpp"
 #include "course/launch.hpp"
 #include "launch_sweep.hpp"
 
@@ -74,111 +70,52 @@ std::vector<SweepConfig> plan_launch_sweep(std::size_t n, const SweepDevice& dev
   return plan;
 }
 
-std::vector<SweepPoint> run_launch_sweep(const std::vector<SweepConfig>& plan, const SweepInputs& inputs) {
-  const std::size_t n = inputs.c.size();
-  std::vector<SweepPoint> points;
+void check_grid_limit(std::size_t n, int block_size) {
+  const std::size_t blocks = course::blocks_to_cover(n, block_size);
+  if (blocks <= static_cast<std::size_t>(kMaxGridBlocks)) return;
+  throw course::UsageError("--block " + std::to_string(block_size) + ": one thread per element (add_indexed) would need " +
+                           course::format_count(blocks) + " blocks at --length " + std::to_string(n) +
+                           ", more than the 2,147,483,647 a grid may have; use a larger --block");
+}
+
+std::vector<course::Variant> launch_sweep_points(std::span<const SweepConfig> plan, int block_size,
+                                                 const SweepBuffers& buffers) {
+  const std::size_t n = buffers.c.size();
+  std::vector<course::Variant> points;
   for (const SweepConfig& config : plan) {
-    if (!config.skipped.empty()) continue;
+    if (config.block_size != block_size) continue;
     // With ceil(n / block) blocks the grid-stride loop runs once per thread: add_indexed's launch.
     const LaunchConfig launch{config.block_size, static_cast<int>(config.blocks)};
-    auto enqueue = [&] {
-      launch_add_grid_stride(inputs.a.data(), inputs.b.data(), inputs.c.data(), n, launch, inputs.stream);
-    };
-
-    // The harness's own check: c poisoned (NaN everywhere, so an element this configuration
-    // skips fails), then copied back and compared bit for bit.
-    const course::Check check = course::check_device<float>(inputs.c, inputs.host_c, inputs.reference,
-                                                            course::Tolerance::exact());
-    SweepPoint point;
-    point.config = config;
-    check.poison();
-    CUDA_CHECK(cudaDeviceSynchronize());  // the poison runs in the legacy stream
-    enqueue();
-    CUDA_CHECK(cudaStreamSynchronize(inputs.stream));
-    point.check = check.verify();
-    point.time = course::time_device(inputs.repeat, inputs.stream, enqueue, inputs.flusher);
-    point.throughput = 12.0 * static_cast<double>(n) / (point.time.median_ms * 1e6);
-    points.push_back(std::move(point));
+    points.push_back(
+        {.name = config.grid_label, .target = course::Target::gpu, .work = 12.0 * static_cast<double>(n),
+         .ceiling = "d2d_copy",
+         .run = [&a = buffers.a, &b = buffers.b, &c = buffers.c, n, launch](cudaStream_t stream) {
+           launch_add_grid_stride(a.data(), b.data(), c.data(), n, launch, stream);
+         },
+         .check = course::check_device<float>(buffers.c, buffers.host_c, buffers.reference, course::Tolerance::exact()),
+         .skip = config.skipped,
+         .note = course::format_count(static_cast<std::uint64_t>(config.blocks)) + " blocks, occupancy " +
+                 course::format_fixed(100.0 * config.occupancy, 0) + "%"});
   }
   return points;
 }
 
-nlohmann::json launch_sweep_json(const std::vector<SweepPoint>& points) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const SweepPoint& point : points) {
-    list.push_back({{"block", point.config.block_size},
-                    {"grid", point.config.grid_label},
-                    {"blocks", point.config.blocks},
-                    {"occupancy", point.config.occupancy},
-                    {"median_ms", point.time.median_ms},
-                    {"throughput", point.throughput}});
-  }
-  return {{"kernel", "add_grid_stride"}, {"points", list}};
-}
-
-void print_launch_sweep(std::ostream& out, const std::vector<SweepConfig>& plan, const std::vector<SweepPoint>& points,
-                        double ceiling_gbps) {
-  char line[160];
-  out << "\nLaunch sweep: add_grid_stride, theoretical occupancy from the occupancy calculator\n";
-  std::snprintf(line, sizeof line, "  %6s  %-24s %13s %10s %10s %9s %9s  %s\n", "block", "grid", "blocks",
-                "occupancy", "median ms", "GB/s", "of ceil", "check");
-  out << line;
-  for (const SweepPoint& point : points) {
-    const std::string of_ceiling =
-        ceiling_gbps > 0 ? course::format_fixed(100.0 * point.throughput / ceiling_gbps, 1) + "%" : "-";
-    std::snprintf(line, sizeof line, "  %6d  %-24s %13s %9.0f%% %10s %9.0f %9s  %s\n", point.config.block_size,
-                  point.config.grid_label.c_str(),
-                  course::format_count(static_cast<std::uint64_t>(point.config.blocks)).c_str(),
-                  100.0 * point.config.occupancy, course::format_ms(point.time.median_ms).c_str(), point.throughput,
-                  of_ceiling.c_str(), point.check.passed ? "ok" : "FAILED");
-    out << line;
-  }
-  // The skipped ones, one line per block size and reason: "block 1024: 4, 8 blocks per SM (only 2 fit on an SM)".
-  struct Skipped {
-    std::vector<int> blocks_per_sm;
-    std::vector<std::string> others;
-  };
-  std::map<std::pair<int, std::string>, Skipped> skipped;
-  for (const SweepConfig& config : plan) {
-    if (config.skipped.empty()) continue;
-    Skipped& group = skipped[{config.block_size, config.skipped}];
-    if (config.blocks_per_sm > 0) {
-      group.blocks_per_sm.push_back(config.blocks_per_sm);
-    } else {
-      group.others.push_back(config.grid_label);
-    }
-  }
-  for (const auto& [key, group] : skipped) {
-    std::string grids;
-    for (const std::string& other : group.others) grids += (grids.empty() ? "" : ", ") + other;
-    for (std::size_t i = 0; i < group.blocks_per_sm.size(); ++i) {
-      grids += (i == 0 && grids.empty() ? "" : ", ") + std::to_string(group.blocks_per_sm[i]);
-    }
-    if (!group.blocks_per_sm.empty()) grids += group.blocks_per_sm.back() == 1 ? " block per SM" : " blocks per SM";
-    out << "  not run: block " << key.first << ": " << grids << " (" << key.second << ")\n";
-  }
-}
-
-course::Row launch_sweep_row(const std::vector<SweepPoint>& points, const std::string& variant) {
-  const auto fastest = std::min_element(points.begin(), points.end(), [](const SweepPoint& x, const SweepPoint& y) {
-    return x.time.median_ms < y.time.median_ms;
-  });
-  const auto failed = std::find_if(points.begin(), points.end(), [](const SweepPoint& p) { return !p.check.passed; });
-  const auto failures = std::count_if(points.begin(), points.end(), [](const SweepPoint& p) { return !p.check.passed; });
-
-  course::Row row{variant, course::Target::gpu, course::Role::detail};
-  row.time = fastest->time;
-  row.work = 12.0 * static_cast<double>(fastest->check.count);
-  row.ceiling = "d2d_copy";
-  // One verdict for the whole sweep: the first failure if there is one.
-  row.check = failed == points.end() ? fastest->check : failed->check;
-  row.note = "fastest: block " + std::to_string(fastest->config.block_size) + ", " + fastest->config.grid_label +
-             " (" + course::format_count(static_cast<std::uint64_t>(fastest->config.blocks)) + " blocks); " +
-             std::to_string(points.size()) + " configurations run, " +
-             (failures == 0 ? std::string("all verified exactly")
-                            : std::to_string(failures) + " FAILED verification, the first: block " +
-                                  std::to_string(failed->config.block_size) + ", " + failed->config.grid_label);
-  return row;
+course::Sweep launch_sweep(const course::Lesson& lesson, const SweepBuffers& buffers) {
+  auto plan = std::make_shared<std::vector<SweepConfig>>();  // made at the first point
+  return {.name = "launch",
+          .axis = "threads per block",
+          .values = {std::begin(kSweepBlockSizes), std::end(kSweepBlockSizes)},
+          .points = [&lesson, buffers, plan](std::int64_t block_size) {
+            if (plan->empty()) {
+              const course::DeviceInfo& device = *lesson.gpu().device;
+              *plan = plan_launch_sweep(buffers.c.size(), {device.sm_count, device.max_threads_per_sm},
+                                        grid_stride_blocks_per_sm);
+            }
+            return launch_sweep_points(*plan, static_cast<int>(block_size), buffers);
+          },
+          .target = course::Target::gpu,
+          .title = "add_grid_stride at every block size and grid size, theoretical occupancy from the "
+                   "occupancy calculator"};
 }
 
 }  // namespace elementwise_add

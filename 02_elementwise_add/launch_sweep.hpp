@@ -1,22 +1,24 @@
-// Lesson 02, the launch-configuration sweep (--sweep-launch): declarations for main.cpp and the
-// tests. Kept out of elementwise_add.hpp because it needs the report's JSON (nlohmann-json),
-// which no kernel file should compile.
+// Lesson 02, the launch-configuration sweep (--sweep launch): add_grid_stride at every block size
+// and grid size. Declarations for main.cpp and the tests; kept out of elementwise_add.hpp because
+// it needs the harness (CLI11, JSON), which no kernel file should compile.
 #pragma once
 
 #include <cstddef>
 #include <functional>
-#include <iosfwd>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "course/device_buffer.hpp"
-#include "course/report.hpp"
-#include "course/timing.hpp"
+#include "course/harness.hpp"
 #include "course/verify.hpp"
 #include "elementwise_add.hpp"
 
 namespace elementwise_add {
+
+// One thread per element (add_indexed) at --block `block_size`: ceil(n / block) blocks must fit in
+// a grid (2^31 - 1 blocks). Throws a course::UsageError naming --block when they do not.
+void check_grid_limit(std::size_t n, int block_size);
 
 // add_grid_stride at every threads-per-block and grid size of the sweep.
 inline constexpr int kSweepBlockSizes[] = {32, 64, 128, 256, 512, 1024};
@@ -43,38 +45,25 @@ struct SweepConfig {
 std::vector<SweepConfig> plan_launch_sweep(std::size_t n, const SweepDevice& device,
                                            const std::function<int(int block_size)>& resident_per_sm);
 
-struct SweepPoint {
-  SweepConfig config;
-  course::TimingStats time;
-  course::VerifyResult check;
-  double throughput = 0;  // GB/s: 12 n bytes / median time
-};
-
-struct SweepInputs {
+// What every point works on: a, b and c on the GPU (c poisoned before each point's verified
+// run, copied into host_c and compared bit for bit with the reference).
+struct SweepBuffers {
   const course::DeviceBuffer<float>& a;
   const course::DeviceBuffer<float>& b;
-  course::DeviceBuffer<float>& c;          // poisoned before each configuration runs
-  std::span<float> host_c;                 // where each result is copied back to be verified
+  course::DeviceBuffer<float>& c;
+  std::span<float> host_c;
   course::ReferenceBlock reference;
-  course::RepeatOptions repeat;
-  cudaStream_t stream;
-  const course::L2Flusher* flusher;        // nullptr: L2 left warm
 };
 
-// Runs, verifies (exactly) and times every configuration that `plan` does not skip.
-std::vector<SweepPoint> run_launch_sweep(const std::vector<SweepConfig>& plan, const SweepInputs& inputs);
+// The points of the plan at one block size: one variant per grid size, named by its grid
+// ("4 blocks per SM"), noting its blocks and occupancy; the configurations the plan skips are
+// listed as skipped, with the reason.
+std::vector<course::Variant> launch_sweep_points(std::span<const SweepConfig> plan, int block_size,
+                                                 const SweepBuffers& buffers);
 
-// {"kernel": "add_grid_stride", "points": [{"block", "grid", "blocks", "occupancy", "median_ms",
-// "throughput"}, ...]}: the shape plot_launch_sweep.py reads from extra.launch_sweep.
-nlohmann::json launch_sweep_json(const std::vector<SweepPoint>& points);
-
-// The table: block, grid, blocks, occupancy, median ms, GB/s, % of the ceiling; then the
-// configurations skipped, and why.
-void print_launch_sweep(std::ostream& out, const std::vector<SweepConfig>& plan, const std::vector<SweepPoint>& points,
-                        double ceiling_gbps);
-
-// One report row for the whole sweep: the fastest configuration's time, and the first failed
-// verification if any failed (so a failure anywhere in the sweep fails the run). `points` not empty.
-course::Row launch_sweep_row(const std::vector<SweepPoint>& points, const std::string& variant);
+// The sweep as the harness runs it (declared as "launch"): its axis is threads per block. The
+// plan is made when the sweep runs, from the lesson's GPU (SM count, threads per SM) and the
+// occupancy calculator.
+course::Sweep launch_sweep(const course::Lesson& lesson, const SweepBuffers& buffers);
 
 }  // namespace elementwise_add

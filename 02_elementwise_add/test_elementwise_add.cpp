@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 #include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course/errors.hpp"
+#include "course/harness.hpp"
 #include "course/random.hpp"
 #include "elementwise_add.hpp"
 #include "exercises/exercises.hpp"
@@ -491,39 +493,51 @@ TEST(GpuElementwiseAdd, ADeliberatelyWrongOrShortResultFails) {
   EXPECT_EQ(check.worst_index, 1234u);
 }
 
+// The sweep as the lesson runs it (--sweep launch): through the harness, every configuration
+// that runs is poisoned, verified bit for bit and timed; the ones the plan skips say why.
 TEST(GpuLaunchSweep, EveryConfigurationIsVerifiedAndTimed) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   const std::size_t n = 100003;
   SCOPED_TRACE(trace(n, seed));
+  course::Lesson lesson("02_elementwise_add", "the launch sweep", {"-l,--length", "elements", 1000, 1 << 30});
+  lesson.declare_sweep("launch", "every block and grid size");
+  const char* argv[] = {"02_elementwise_add", "--length", "100003", "--sweep", "launch", "--reps", "1", "--warmup", "0",
+                        "--skip-cpu"};
+  lesson.parse(static_cast<int>(std::size(argv)), argv);
+  ASSERT_TRUE(lesson.has_gpu());
   const Inputs inputs = random_inputs(n, seed);
   course::DeviceBuffer<float> d_a(n), d_b(n), d_c(n);
   d_a.copy_from_host(inputs.a);
   d_b.copy_from_host(inputs.b);
   std::vector<float> host_c(n);
-  int device = 0, sm_count = 0, max_threads = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  const auto plan = elementwise_add::plan_launch_sweep(n, {sm_count, max_threads},
-                                                       elementwise_add::grid_stride_blocks_per_sm);
-  const auto points = elementwise_add::run_launch_sweep(
-      plan, {d_a, d_b, d_c, host_c, elementwise_add::add_reference(inputs.a, inputs.b), {0, 1}, nullptr, nullptr});
-  ASSERT_GE(points.size(), 6u) << "at least one thread per element at every block size";
-  for (const auto& point : points) {
-    SCOPED_TRACE("block " + std::to_string(point.config.block_size) + ", " + point.config.grid_label);
-    EXPECT_TRUE(point.check.passed) << point.check.summary();
-    EXPECT_GT(point.throughput, 0.0);
-    EXPECT_GT(point.config.occupancy, 0.0);
-    EXPECT_LE(point.config.occupancy, 1.0);
+  lesson.add_device_copy_ceiling(12.0 * n);
+  lesson.add_sweep(elementwise_add::launch_sweep(
+      lesson, {d_a, d_b, d_c, host_c, elementwise_add::add_reference(inputs.a, inputs.b)}));
+  lesson.run_variants();
+
+  ASSERT_EQ(lesson.report().sweeps().size(), 1u);
+  const course::SweepResult& sweep = lesson.report().sweeps().front();
+  EXPECT_EQ(sweep.axis, "threads per block");
+  std::size_t ran = 0;
+  for (const course::SweepPoint& point : sweep.points) {
+    SCOPED_TRACE("block " + std::to_string(point.value) + ", " + point.row.variant);
+    if (!point.row.skipped.empty()) continue;
+    ++ran;
+    ASSERT_TRUE(point.row.check.has_value());
+    EXPECT_TRUE(point.row.check->passed) << point.row.check->summary();
+    ASSERT_TRUE(point.row.time.has_value());
+    EXPECT_GT(point.row.throughput(lesson.report().unit()).value_or(0), 0.0);
+    EXPECT_NE(point.row.note.find("occupancy"), std::string::npos) << point.row.note;
   }
-  const nlohmann::json json = elementwise_add::launch_sweep_json(points);
-  EXPECT_EQ(json["kernel"], "add_grid_stride");
-  ASSERT_EQ(json["points"].size(), points.size());
-  for (const char* key : {"block", "grid", "blocks", "occupancy", "median_ms", "throughput"}) {
+  EXPECT_GE(ran, 6u) << "at least one thread per element at every block size";
+  EXPECT_EQ(lesson.report().exit_code(), 0);
+  const nlohmann::json json = lesson.report().to_json()["sweeps"][0];
+  EXPECT_EQ(json["name"], "launch");
+  ASSERT_EQ(json["points"].size(), sweep.points.size());
+  for (const char* key : {"value", "variant", "time", "throughput", "efficiency", "check", "note"}) {
     EXPECT_TRUE(json["points"][0].contains(key)) << key;
   }
-  EXPECT_EQ(json["points"][0].size(), 6u) << "exactly the fields the plot script reads";
 }
 
 }  // namespace

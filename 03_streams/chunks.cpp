@@ -7,9 +7,35 @@
 #include <stdexcept>
 #include <string>
 
+#include "course/errors.hpp"
+#include "course/format.hpp"
 #include "streams.hpp"
 
 namespace streams {
+
+void check_chunking(std::size_t length, int chunks, int streams) {
+  if (chunks < 1 || static_cast<std::size_t>(chunks) > length) {
+    throw course::UsageError("--chunks: " + std::to_string(chunks) + " chunks for " + std::to_string(length) +
+                             " elements (--length): at most one chunk per element");
+  }
+  if (streams > chunks) {
+    throw course::UsageError("--streams: " + std::to_string(streams) + " streams for " + std::to_string(chunks) +
+                             " chunks (--chunks): a stream without a chunk has nothing to do");
+  }
+}
+
+std::string chunked_row_name(char variant, std::size_t chunks, std::size_t streams) {
+  auto plural = [](std::size_t count, const char* word) {
+    return course::format_count(count) + " " + word + (count == 1 ? "" : "s");
+  };
+  return std::string("GPU (") + variant + ") pinned, " + plural(chunks, "chunk") + " over " + plural(streams, "stream");
+}
+
+std::string describe_chunks(std::span<const Chunk> chunks, std::size_t streams) {
+  const std::size_t first = chunks.front().count, last = chunks.back().count;
+  return "chunks of " + course::format_count(first) + (first == last ? "" : " and " + course::format_count(last)) +
+         " elements, chunk i on stream i % " + std::to_string(streams);
+}
 
 std::vector<Chunk> split_chunks(std::size_t n, std::size_t chunks) {
   if (chunks == 0 || chunks > n) {

@@ -65,6 +65,43 @@ nlohmann::json PipelineAnalysis::to_json() const {
           {"timeline_span_ms", timeline_span_ms}};
 }
 
+PipelineAnalysis analyse_pipeline(const course::Report& report, const PipelineRows& rows, PinnedArrays& host,
+                                  DeviceArrays& device, const Transform& transform, std::span<const Chunk> chunks,
+                                  std::size_t streams, const Timeline& timeline, cudaStream_t stream,
+                                  const course::RepeatOptions& repeat) {
+  PipelineAnalysis analysis;
+  analysis.chunks = chunks.size();
+  analysis.streams = streams;
+  analysis.elements_per_chunk = chunks.front().count;
+  analysis.intensity = transform.intensity;
+  analysis.array_bytes = 4.0 * static_cast<double>(host.x.size());
+  analysis.stage = measure_stages(host, device, transform, chunks, stream, repeat);
+  analysis.predict();
+  analysis.pageable_ms = row_median_ms(report, rows.pageable);
+  analysis.one_stream_ms = row_median_ms(report, rows.one_stream);
+  analysis.measured_ms = row_median_ms(report, rows.pipelined);
+  analysis.timeline_span_ms = timeline.span_ms;
+  return analysis;
+}
+
+double row_median_ms(const course::Report& report, const std::string& name) {
+  for (const course::Row& row : report.rows()) {
+    if (row.variant == name && row.time) return row.time->median_ms;
+  }
+  return 0;
+}
+
+std::string copy_rates(const course::Report& report, const std::string& in, const std::string& out) {
+  auto rate = [&](const std::string& name) {
+    for (const course::Row& row : report.rows()) {
+      const auto value = row.variant == name ? row.throughput(report.unit()) : std::nullopt;
+      if (value) return course::format_fixed(*value, 1) + " GB/s";
+    }
+    return std::string("-");
+  };
+  return "per direction, copies timed alone: in " + rate(in) + ", out " + rate(out);
+}
+
 nlohmann::json timeline_json(const Timeline& timeline) {
   nlohmann::json events = nlohmann::json::array();
   for (const TimelineEvent& event : timeline.events) {

@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <string>
 
+#include "course/report.hpp"
 #include "streams.hpp"
 
 namespace streams {
@@ -36,6 +38,26 @@ struct PipelineAnalysis {
   void print() const;  // to stdout, after the table
   nlohmann::json to_json() const;
 };
+
+// The rows of the variants the analysis reads its measured times from, by name.
+struct PipelineRows {
+  std::string pageable, one_stream, pipelined;
+};
+
+// The analysis after the rows ran: per-chunk stage times measured now with nothing overlapped
+// (measure_stages, in `stream`), the ideal pipeline they predict, the variants' times from the
+// report's rows, and the span of the timeline run.
+PipelineAnalysis analyse_pipeline(const course::Report& report, const PipelineRows& rows, PinnedArrays& host,
+                                  DeviceArrays& device, const Transform& transform, std::span<const Chunk> chunks,
+                                  std::size_t streams, const Timeline& timeline, cudaStream_t stream,
+                                  const course::RepeatOptions& repeat);
+
+// The median of the row named `name` that ran (0 when none did): the analysis reads the variants'
+// times from the table.
+double row_median_ms(const course::Report& report, const std::string& name);
+// "per direction, copies timed alone: in 12.7 GB/s, out 15.5 GB/s": two copy rows that ran before
+// a variant, for its note.
+std::string copy_rates(const course::Report& report, const std::string& in, const std::string& out);
 
 // The shape the plot module (03_streams/plot_timeline.py) reads: {"title": ..., "events":
 // [{"stream", "chunk", "stage", "start_ms", "end_ms"}, ...]}.

@@ -96,6 +96,18 @@ std::vector<Chunk> split_chunks(std::size_t n, std::size_t chunks);
 // unequal length), or nothing when there is none (n = 1, or chunks = n).
 std::optional<std::size_t> chunk_count_with_remainder(std::size_t n, std::size_t chunks);
 
+// The flags --chunks and --streams against --length, as CLI11's per-flag ranges cannot check
+// them: at most one chunk per element, at least one chunk per stream. Throws course::UsageError
+// naming the flag (exit 2).
+void check_chunking(std::size_t length, int chunks, int streams);
+
+// "GPU (c) pinned, 16 chunks over 4 streams": the name of a chunked variant's row.
+std::string chunked_row_name(char variant, std::size_t chunks, std::size_t streams);
+
+// "chunks of 1,048,576 elements, chunk i on stream i % 4" (or "of 14,287 and 14,286 elements"):
+// how a chunked variant spread its chunks, for its note.
+std::string describe_chunks(std::span<const Chunk> chunks, std::size_t streams);
+
 // Time of `chunks` equal chunks through three stages that each run on their own engine
 // (host-to-device copy h, kernel k, device-to-host copy d), when every stage overlaps with the
 // others as much as the order allows: h + k + d + (chunks - 1) * max(h, k, d). See chunks.cpp.

@@ -3,7 +3,7 @@
 // This header is the lesson's API, shared by main.cpp, the tests and the tuning benchmark: the
 // CPU versions and references (matmul_cpu.cpp), the verification of a product
 // (matmul_verify.cpp), and one launcher per kernel (kernels/NN_name.cu), all with the same
-// signature, listed in kernels/registry.inc (the table: kernels/registry.cpp). It is light on
+// signature, listed in kernels/registry.inc (the table: below). It is light on
 // purpose, since every kernel file includes it: the CUDA runtime's declarations and light course
 // headers only (no CLI11, no JSON).
 //

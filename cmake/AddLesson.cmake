@@ -1,7 +1,7 @@
 # add_lesson(): everything a lesson folder needs, in one call.
 #
 #   add_lesson(01_vector_exp
-#     SOURCES        vector_exp_cpu.cpp vector_exp_gpu.cu   # the lesson's code, shared by main and tests
+#     SOURCES        vector_exp_cpu.cpp vector_exp_simd.cpp # the lesson's code, shared by main and tests
 #     TESTS          test_vector_exp.cpp                    # GoogleTest; suites named Gpu* need a GPU
 #     SMOKE_ARGS     --length 1000 --reps 2                 # a small run of the binary
 #     SANITIZER_ARGS --length 1000 --reps 1 --warmup 0      # a tiny run under compute-sanitizer

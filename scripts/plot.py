@@ -174,10 +174,24 @@ def plot_throughput(reports, out_dir):
     return path
 
 
+def sweeps_of(report):
+    """The report's sweeps; a lesson 02 report written before sweeps were part of the report kept
+    its launch sweep in extra.launch_sweep (docs/data holds such runs): read as the same shape."""
+    if "sweeps" in report:
+        return report["sweeps"]
+    old = (report.get("extra") or {}).get("launch_sweep")
+    if not old:
+        return []
+    points = [{"value": p["block"], "variant": p["grid"], "group": "", "status": "ok", "throughput": p["throughput"],
+               "ceiling": "d2d_copy"} for p in old["points"]]
+    return [{"name": "launch", "axis": "threads per block", "title": f"{old['kernel']} at every block size and grid size",
+             "unit": report["throughput_unit"], "status": "ok", "points": points}]
+
+
 def plot_sweep(reports, name, out_dir):
     """One sweep (the JSON's "sweeps" entry called `name`) from the largest run that made it."""
     def points_of(report):
-        sweep = next((s for s in report.get("sweeps", []) if s["name"] == name and s["status"] == "ok"), None)
+        sweep = next((s for s in sweeps_of(report) if s["name"] == name and s["status"] == "ok"), None)
         return sweep, [p for p in (sweep["points"] if sweep else []) if p["status"] == "ok" and p["throughput"]]
     with_points = [r for r in reports if points_of(r)[1]]
     if not with_points:
@@ -269,8 +283,7 @@ def draw(reports, out_dir):
         largest = max(lesson_reports, key=lambda r: r["size"]["value"])
         written.append(plot_times(largest, out_dir))
         written.append(plot_throughput(lesson_reports, out_dir))
-        # Reports written before sweeps were part of the report have no "sweeps".
-        for name in sorted({sweep["name"] for r in lesson_reports for sweep in r.get("sweeps", [])}):
+        for name in sorted({sweep["name"] for r in lesson_reports for sweep in sweeps_of(r)}):
             written.append(plot_sweep(lesson_reports, name, out_dir))
         for module in lesson_plot_modules(lesson):
             written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])

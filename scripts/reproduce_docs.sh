@@ -56,12 +56,20 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
   fi
   if [ -x "$bin/02_elementwise_add" ]; then
     run 02_default "$bin/02_elementwise_add" || status=1
-    run 02_2e26_sweep "$bin/02_elementwise_add" -l 67108864 --sweep-launch || status=1
+    run 02_2e26_sweep "$bin/02_elementwise_add" -l 67108864 --sweep launch || status=1
     run 02_2e28 "$bin/02_elementwise_add" -l 268435456 || status=1
   fi
   if [ -x "$bin/03_streams" ]; then
     run 03_default "$bin/03_streams" || status=1
     run 03_compute_bound "$bin/03_streams" --intensity 2000 || status=1
+  fi
+  if [ -x "$bin/07_black_scholes" ]; then
+    run 07_default "$bin/07_black_scholes" || status=1
+    run 07_classic "$bin/07_black_scholes" --classic || status=1
+    run 07_2e26 "$bin/07_black_scholes" -n 67108864 --skip-cpu || status=1
+    # Each kernel's worst option in units of u kappa, and the cancellation table (docs, sections 9, 10).
+    "$bin/07_black_scholes_tests" --gtest_filter='*WorstOption*:*Cancellation*' >"$out/runs/07_accuracy_tests.txt" 2>&1 ||
+      status=1
   fi
   [ -n "$python" ] && "$python" "$course_root/scripts/plot.py" "$out/runs" --out "$out/plots" || true
 fi

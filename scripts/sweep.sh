@@ -7,6 +7,8 @@
 #   --sizes    the values of each lesson's size flag (default: 2^10, 2^12, ..., 2^28)
 #   --out      output folder (default: sweeps/<date>); plots go to <out>/plots
 # Needs a Release build (made if missing). Plots need Python 3 with matplotlib.
+# This is a sweep over sizes, one run per size. A lesson's own sweeps inside one run (--sweep NAME,
+# e.g. 02's --sweep launch) go into that run's JSON ("sweeps") and plot.py draws them too.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --out) course_value "$@"; out="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
     --no-plot) plot=0; shift ;;
     --) shift; run_args=("$@"); break ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) course_say "sweep.sh: unknown argument '$1' (see --help)"; exit 2 ;;
   esac
 done

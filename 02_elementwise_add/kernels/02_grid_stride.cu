@@ -5,7 +5,7 @@
 // can be resident at once) instead of to the data. Neighbouring threads still touch
 // neighbouring addresses on every trip (coalesced). The kernel is memory-bound: one add per 12
 // bytes moved (two 4-byte loads, one 4-byte store), so the speed to compare with is the
-// memory's (a device-to-device copy), not the FLOP rate. The launch sweep (--sweep-launch) runs
+// memory's (a device-to-device copy), not the FLOP rate. The launch sweep (--sweep launch) runs
 // this kernel at every block and grid size.
 #include <cuda_runtime.h>
 

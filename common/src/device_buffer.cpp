@@ -52,8 +52,15 @@ void pinned_free(void* pointer) noexcept {
 void copy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
                 bool async, const char* what) {
   if (bytes == 0) return;
+  // A synchronous copy runs in the legacy default stream, which the course's streams
+  // (cudaStreamNonBlocking) do not wait for, and a pageable host-to-device cudaMemcpy may return
+  // once the data is staged, before it has landed. So "synchronous" is made to mean it: the whole
+  // device is synchronized before (a kernel still writing the source has finished) and after (the
+  // data is in place before any stream's next kernel reads it).
+  if (!async) CUDA_CHECK(cudaDeviceSynchronize());
   const cudaError_t status =
       async ? cudaMemcpyAsync(dst, src, bytes, kind, stream) : cudaMemcpy(dst, src, bytes, kind);
+  if (status == cudaSuccess && !async) CUDA_CHECK(cudaDeviceSynchronize());
   if (status != cudaSuccess) {
     const std::string call = std::string(async ? "cudaMemcpyAsync" : "cudaMemcpy") + " (" + what + " of " +
                              format_bytes(static_cast<double>(bytes)) + ")";

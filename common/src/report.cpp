@@ -295,7 +295,7 @@ void Report::print(std::ostream& out) const {
   out << std::setw(18) << "throughput" << std::setw(9) << "of ceil" << std::setw(10) << "vs 1 CPU" << std::setw(10)
       << "vs CPUs" << "  check\n";
   for (const std::string& group : groups()) {
-    if (grouped()) out << "  [" << (group.empty() ? "no group" : group) << "]\n";
+    if (grouped()) out << "  [" << (group.empty() ? "other rows" : group) << "]\n";
     print_rows(out, group, width, setup_column);
   }
   if (grouped()) {

@@ -1,7 +1,7 @@
 // Checking CUDA runtime calls and kernel launches.
 //
 // Teaches: every CUDA call returns a status, and ignoring it turns a clear error ("out of memory
-// at vector_exp_gpu.cu:42") into a wrong answer much later. Kernel launches return nothing: a bad
+// at kernels/01_one_per_element.cu:42") into a wrong answer much later. Kernel launches return nothing: a bad
 // launch configuration is reported by cudaGetLastError() right after <<<...>>>, and an error
 // while the kernel runs is reported by the next synchronizing call.
 //

@@ -57,7 +57,8 @@ class DeviceBuffer {
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
 
-  // Synchronous copies (pageable or pinned host memory); the host span must match the size.
+  // Synchronous copies (pageable or pinned host memory), ordered against every stream: the device
+  // is synchronized before and after (device_buffer.cpp says why). The host span must match the size.
   void copy_from_host(std::span<const T> host) {
     detail::require_same_size(size_, host.size(), "DeviceBuffer::copy_from_host");
     detail::copy_bytes(data_, host.data(), bytes(), cudaMemcpyHostToDevice, nullptr, false, "host-to-device copy");

@@ -1,0 +1,28 @@
+// Lesson 07's exercises: each has a starter (what you edit) and a solution (what the tests check).
+// The tests also run the starter as shipped and expect it to FAIL verification: an unwritten
+// output is caught, so "it ran" is never mistaken for "it is right".
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "black_scholes.hpp"
+
+namespace black_scholes::exercises {
+
+// Exercise 1: a cash-or-nothing ("digital") call pays 1 at expiry if the stock ends above the
+// strike, else nothing. Its Black-Scholes price is e^(-rT) N(d2): the discounted probability
+// that S_T > X. One thread per option, float, the classic's polynomial CND.
+struct DigitalArgs {
+  const float* price = nullptr;   // S, device
+  const float* strike = nullptr;  // X, device
+  const float* years = nullptr;   // T, device
+  float* digital = nullptr;       // the output, device
+  std::size_t count = 0;
+  Coefficients<float> market{};
+};
+void launch_digital_starter(const DigitalArgs& args, cudaStream_t stream);
+void launch_digital_solution(const DigitalArgs& args, cudaStream_t stream);
+
+}  // namespace black_scholes::exercises
