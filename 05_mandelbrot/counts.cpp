@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "course/errors.hpp"
+#include "course/files.hpp"
 #include "course/format.hpp"
 #include "course/image.hpp"
 #include "mandelbrot.hpp"
@@ -182,8 +183,7 @@ std::string image_comment(const View& view, int max_iters, course::Precision pre
 }
 
 void check_image_path(const std::string& path, bool gray) {
-  const std::filesystem::path target(path);
-  const std::string extension = target.extension().string();
+  const std::string extension = std::filesystem::path(path).extension().string();
   if (extension != ".png" && extension != ".pgm" && extension != ".ppm") {
     throw course::UsageError("--image " + path + ": the name must end in .png (colour, or grey with --gray), "
                              ".pgm (grey) or .ppm (colour)");
@@ -191,10 +191,8 @@ void check_image_path(const std::string& path, bool gray) {
   if (gray && extension == ".ppm") {
     throw course::UsageError("--gray: a .ppm image is colour; name it .png or .pgm");
   }
-  const std::filesystem::path parent = std::filesystem::absolute(target).parent_path();
-  if (!std::filesystem::is_directory(parent)) {
-    throw course::UsageError("--image " + path + ": the folder " + parent.string() + " does not exist");
-  }
+  // Before the run, as for --json: a folder, a FIFO, /proc, a read-only folder or a name too long.
+  course::check_output_path("--image", path);
 }
 
 void write_counts_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,

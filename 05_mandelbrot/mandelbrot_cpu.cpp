@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
+#include "course/progress.hpp"
 #include "mandelbrot.hpp"
 
 namespace mandelbrot {
@@ -131,10 +133,15 @@ void render(const Frame<T>& frame, int max_iters, CpuMethod method, std::span<st
   const auto width = static_cast<std::size_t>(frame.width);
   const RowFunction<T> row_of =
       method == CpuMethod::openmp_simd ? row_function<Arith, true, T>() : row_function<Arith, false, T>();
+  // A line every few seconds when a frame takes long (10^8 iterations, a large image); quiet otherwise.
+  course::Progress progress(std::string("CPU ") + (sizeof(T) == 4 ? "FP32" : "FP64") + " Mandelbrot (" +
+                                (method == CpuMethod::serial ? "1 thread" : method == CpuMethod::openmp ? "OpenMP" : "OpenMP + SIMD") + ")",
+                            static_cast<std::uint64_t>(frame.height), "rows");
   switch (method) {
     case CpuMethod::serial:
       for (int row = 0; row < frame.height; ++row) {
         row_of(frame, row, max_iters, counts.data() + static_cast<std::size_t>(row) * width);
+        progress.advance();
       }
       return;
     case CpuMethod::openmp:
@@ -143,6 +150,7 @@ void render(const Frame<T>& frame, int max_iters, CpuMethod method, std::span<st
 #pragma omp parallel for schedule(dynamic, 1)
       for (int row = 0; row < frame.height; ++row) {
         row_of(frame, row, max_iters, counts.data() + static_cast<std::size_t>(row) * width);
+        progress.advance();
       }
       return;
   }

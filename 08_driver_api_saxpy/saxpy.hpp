@@ -21,6 +21,7 @@
 
 #include "course/driver.hpp"
 #include "course/launch.hpp"
+#include "course/temporary_folder.hpp"
 #include "course/verify.hpp"
 
 namespace driver_saxpy {
@@ -89,7 +90,9 @@ Compiled compile(std::string_view source, const std::string& name, const Compile
 std::vector<std::string> ptx_entries(std::string_view ptx);
 // course::UsageError naming --entry, `file` and the kernels the PTX has, unless `entry` is one.
 void require_entry(std::string_view ptx, const std::string& entry, const std::string& file);
-// A user's kernel source: course::UsageError (--kernel-file) if missing, unreadable or empty.
+// A user's kernel source: course::UsageError (--kernel-file) if missing, empty, unreadable, not a
+// regular file (a FIFO, a device: refused unread) or larger than kMaxKernelFileBytes.
+inline constexpr std::size_t kMaxKernelFileBytes = std::size_t{4} << 20;
 std::string read_kernel_file(const std::string& path);
 
 // ---- Launch shape -----------------------------------------------------------------------------
@@ -145,11 +148,11 @@ std::vector<float> run_driver_once(CUfunction function, const course::LaunchShap
 
 // The JIT cache's place, set before the first CUDA call: the driver reads CUDA_CACHE_PATH and
 // CUDA_CACHE_DISABLE when it initialises. Unless the user set either, a fresh directory,
-// removed at the end, so that the first PTX load is measured cold and the second warm.
+// removed at the end (or when the program is killed), so that the first PTX load is measured
+// cold and the second warm.
 class JitCacheSetup {
  public:
   JitCacheSetup();
-  ~JitCacheSetup();
   JitCacheSetup(const JitCacheSetup&) = delete;
   JitCacheSetup& operator=(const JitCacheSetup&) = delete;
 
@@ -159,6 +162,7 @@ class JitCacheSetup {
   std::uintmax_t bytes() const;  // of the files in a fresh cache directory (0 otherwise)
 
  private:
+  std::optional<course::TemporaryFolder> folder_;
   std::string directory_;
   bool fresh_ = false, disabled_ = false;
 };

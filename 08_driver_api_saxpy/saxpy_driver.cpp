@@ -69,27 +69,20 @@ JitCacheSetup::JitCacheSetup() {
   const char* disable = std::getenv("CUDA_CACHE_DISABLE");
   disabled_ = disable != nullptr && std::string(disable) == "1";
   if (std::getenv("CUDA_CACHE_PATH") != nullptr || disable != nullptr) return;  // the user's choice
-  std::error_code error;
-  const std::filesystem::path base = std::filesystem::temp_directory_path(error);
-  if (error) return;
-  const std::string pattern = (base / "course_jit_cache_XXXXXX").string();
-  std::string buffer = pattern;
-  if (mkdtemp(buffer.data()) == nullptr) return;  // keep the default cache, say so in describe()
-  directory_ = buffer;
+  try {
+    // Removed at the end, and also when the program is killed (course/temporary_folder.hpp).
+    folder_.emplace("course_jit_cache");
+  } catch (const course::Error&) {
+    return;  // keep the default cache, say so in describe()
+  }
+  directory_ = folder_->path();
   setenv("CUDA_CACHE_PATH", directory_.c_str(), 1);
   fresh_ = true;
 }
 
-JitCacheSetup::~JitCacheSetup() {
-  if (fresh_) {
-    std::error_code error;
-    std::filesystem::remove_all(directory_, error);  // best effort: a destructor must not throw
-  }
-}
-
 std::string JitCacheSetup::describe() const {
   if (disabled_) return "disabled (CUDA_CACHE_DISABLE=1): every PTX load is compiled again";
-  if (fresh_) return "a fresh, empty directory (CUDA_CACHE_PATH=" + directory_ + ", removed at exit)";
+  if (fresh_) return "a fresh, empty directory (CUDA_CACHE_PATH=" + directory_ + ", removed at exit or when killed)";
   if (const char* path = std::getenv("CUDA_CACHE_PATH")) {
     return std::string("yours (CUDA_CACHE_PATH=") + path + "): the first load may already be warm";
   }

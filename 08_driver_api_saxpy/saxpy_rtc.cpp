@@ -7,11 +7,10 @@
 // The architecture comes from the GPU that is present, never from a constant.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "course/errors.hpp"
+#include "course/files.hpp"
 #include "course/format.hpp"
 #include "course/nvrtc.hpp"
 #include "course/timing.hpp"
@@ -104,16 +103,13 @@ std::string read_kernel_file(const std::string& path) {
   const fs::file_status status = fs::status(path, error);
   if (!fs::exists(status)) throw course::UsageError("--kernel-file: " + path + " does not exist");
   if (fs::is_directory(status)) throw course::UsageError("--kernel-file: " + path + " is a directory, not a file");
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  if (!file || !(text << file.rdbuf())) {
-    // operator<< fails on an empty stream as well: tell the two apart below.
-    if (file && fs::file_size(path, error) == 0 && !error) {
-      throw course::UsageError("--kernel-file: " + path + " is empty: it holds no kernel source");
-    }
-    throw course::UsageError("--kernel-file: " + path + " cannot be read");
+  std::string source;
+  try {
+    // Only a regular file, and only so much of it: a FIFO would block the read, /dev/zero never ends.
+    source = course::read_file(path, kMaxKernelFileBytes);
+  } catch (const course::Error& failure) {
+    throw course::UsageError(std::string("--kernel-file: ") + failure.what());
   }
-  const std::string source = text.str();
   if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw course::UsageError("--kernel-file: " + path + " is empty: it holds no kernel source");
   }

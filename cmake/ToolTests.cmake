@@ -4,7 +4,7 @@
 # Included by the top-level CMakeLists.txt after the lessons.
 
 foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
-                     failed_sweep)
+                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo)
   add_test(NAME common.summary.${case}
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case}
              -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
@@ -13,7 +13,10 @@ foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_
   set_tests_properties(common.summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
 endforeach()
 
-foreach(case IN ITEMS fixture entities truncated missing no_file_given)
+# Also what is not a JUnit file, or not a file: deep nesting, a 50,000-character reason, a huge
+# character reference, an HTML page, /dev/zero, a FIFO.
+foreach(case IN ITEMS fixture entities truncated missing no_file_given
+                     deep deep_not_junit long_reason huge_entity html dev_zero fifo)
   if(NOT TARGET course_test_summary)
     break()  # left out (no pugixml): the configure message and scripts/test_course.sh say so
   endif()
@@ -24,6 +27,27 @@ foreach(case IN ITEMS fixture entities truncated missing no_file_given)
              -P ${PROJECT_SOURCE_DIR}/cmake/CheckTestSummary.cmake)
   set_tests_properties(common.test_summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
 endforeach()
+
+# Both summary tools on malformed input under valgrind memcheck (label valgrind): no invalid read,
+# no use of uninitialised memory, no leak, whatever the file holds.
+foreach(case IN ITEMS not_json optional_keys_absent wrong_type wrong_row deep fifo all_verified)
+  add_test(NAME common.summary.${case}.valgrind
+           COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case} -DVALGRIND=${COURSE_VALGRIND}
+             -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
+             -DWORK=${CMAKE_BINARY_DIR}/summary_test/${case}.valgrind
+             -P ${PROJECT_SOURCE_DIR}/cmake/CheckSummary.cmake)
+  set_tests_properties(common.summary.${case}.valgrind PROPERTIES LABELS valgrind TIMEOUT 300)
+endforeach()
+if(TARGET course_test_summary)
+  foreach(case IN ITEMS entities truncated deep deep_not_junit long_reason huge_entity html dev_zero fifo)
+    add_test(NAME common.test_summary.${case}.valgrind
+             COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:course_test_summary> -DCASE=${case} -DVALGRIND=${COURSE_VALGRIND}
+               -DFIXTURE=${PROJECT_SOURCE_DIR}/scripts/tests/fixtures/ctest-junit.xml
+               -DWORK=${CMAKE_BINARY_DIR}/test_summary_test/${case}.valgrind
+               -P ${PROJECT_SOURCE_DIR}/cmake/CheckTestSummary.cmake)
+    set_tests_properties(common.test_summary.${case}.valgrind PROPERTIES LABELS valgrind TIMEOUT 300)
+  endforeach()
+endif()
 
 foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command configure_installs)
   add_test(NAME scripts.${case} COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh ${case})
@@ -67,4 +91,56 @@ if(TARGET 01_vector_exp)
              -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
   set_tests_properties(common.exit3_when_gpu_required_and_absent PROPERTIES LABELS cpu TIMEOUT 60
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
+endif()
+
+# Bad input as a careless or hostile user gives it (scripts/tests/check_bad_input.sh): hostile
+# results files and output folders for plot.py, --json to a FIFO, a full disk (a file-size limit),
+# lesson 08's kernel file and its JIT cache after a kill, sweep.sh's checks and exit code; and the
+# progress line of a long CPU reference.
+foreach(case IN ITEMS plot_files json_fifo full_disk kernel_file jit_cache_kill sweep progress)
+  add_test(NAME scripts.bad_input.${case}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_bad_input.sh ${case} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  set_tests_properties(scripts.bad_input.${case} PROPERTIES LABELS cpu TIMEOUT 300)
+endforeach()
+# Every lesson with more CPU threads than the machine runs (OMP_NUM_THREADS=100000 crashed
+# libgomp in the first random fill): refused before any work, one line, exit 2.
+file(GLOB lesson_folders RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/[0-9][0-9]_*)
+foreach(lesson IN LISTS lesson_folders)
+  if(TARGET ${lesson})
+    add_test(NAME ${lesson}.threads_beyond_the_machine
+             COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${lesson}> -DARGS=--skip-gpu -DEXPECTED_EXIT=2
+               "-DEXPECTED_STDERR=OMP_NUM_THREADS=100000: more CPU threads than this machine runs"
+               -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${lesson}.threads_beyond_the_machine PROPERTIES LABELS cpu TIMEOUT 60
+                         ENVIRONMENT "OMP_NUM_THREADS=100000;CUDA_VISIBLE_DEVICES=-1")
+  endif()
+endforeach()
+# The tools parse by the lessons' rules (course::parse_command_line): decimal whole numbers in range,
+# no flag taken for a value, one-line errors, exit 2.
+set(course_tool_bad_args "")
+if(TARGET matmul_tune)
+  list(APPEND course_tool_bad_args "matmul_tune|--size: '1e3' is not a whole number|--size|1e3"
+       "matmul_tune|--size: '5abc' is not a whole number|--size|5abc"
+       "matmul_tune|--size: Value 4294967297 not in range|--size|4294967297"
+       "matmul_tune|--size: Value 2147483648 not in range|--size|2147483648"
+       "matmul_tune|--reps: '--skip-cpu' is a flag|--reps|--skip-cpu" "matmul_tune|unknown flag --bogus|--bogus")
+endif()
+list(APPEND course_tool_bad_args "course_device_info|--device: '0x1' is not a whole number|--device|0x1"
+     "course_device_info|--device: '\\+0' is not a whole number|--device|+0")
+set(index 0)
+foreach(item IN LISTS course_tool_bad_args)
+  string(REPLACE "|" ";" parts "${item}")
+  list(POP_FRONT parts tool pattern)
+  string(REPLACE ";" "|" arguments "${parts}")
+  math(EXPR index "${index} + 1")
+  add_test(NAME common.tool_bad_args.${tool}.${index}
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${tool}> "-DARGS=${arguments}" -DEXPECTED_EXIT=2
+             "-DEXPECTED_STDERR=${pattern}" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.tool_bad_args.${tool}.${index} PROPERTIES LABELS cpu TIMEOUT 60)
+endforeach()
+if(TARGET matmul_tune)
+  add_test(NAME common.tool_help.matmul_tune
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:matmul_tune> -DARGS=--help -DEXPECTED_EXIT=0
+             "-DEXPECTED_STDOUT=--size.*--reps.*--skip-variants.*Exit codes" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.tool_help.matmul_tune PROPERTIES LABELS cpu TIMEOUT 60)
 endif()

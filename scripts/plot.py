@@ -12,7 +12,8 @@ For each lesson found it writes, as the data allow:
                              the points' ceiling as a dashed line (the largest run that has it);
                              e.g. 02_elementwise_add_launch_sweep.png, bandwidth against threads
                              per block, one line per grid size
-  and whatever the lesson's own plot modules draw: <lesson folder>/plot_*.py, each with a
+  and whatever the lesson's own plot modules draw (LESSON_PLOT_MODULES below: a fixed list, so a
+  results file, which is data passed around, never chooses what code runs), each with a
   function plot(reports, out_dir, course) that returns the paths it wrote (course is this
   module, for provenance() and ran()); e.g. 03_streams/plot_timeline.py draws
   03_streams_timeline.png, a Gantt chart of copies and kernels per stream (extra.timeline).
@@ -20,15 +21,22 @@ Every plot is labelled with the GPU, CUDA version and date recorded in the JSON.
 
 Run it with any python3: if that one lacks matplotlib, the script starts itself again with one
 that has it (another python3 on PATH, or /usr/bin/python3, where Debian's python3-matplotlib is).
-Exit codes: 0 plots written, 2 bad command line or no course results given, 3 a file is missing,
-unreadable or not JSON, or no Python with matplotlib was found.
+Every field of a results file is data: the lesson's name is checked (it names the PNG files) and
+only used to look the lesson up; a field of the wrong type is one line naming the file and field.
+Exit codes: 0 plots written, 2 bad command line (an --out that is not a writable folder) or no
+course results given, 3 a file is missing, unreadable, not a regular file, not JSON or lacks a
+field, a plot cannot be drawn, or no Python with matplotlib was found. Every error is one line.
 """
 import argparse
 import importlib.util
 import json
+import math
 import os
+import re
+import stat
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -66,6 +74,8 @@ except ImportError:
     os.execv(other, [other, os.path.abspath(__file__)] + sys.argv[1:])
 
 matplotlib.use("Agg")  # files only, no display needed
+# Text from a results file is drawn as written: "$...$" in a variant name is not TeX to parse.
+matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 
 CPU_COLOR, GPU_COLOR = "#4c72b0", "#55a868"
@@ -75,24 +85,149 @@ class InputError(Exception):
     """A result file that cannot be used: one line, exit code 3."""
 
 
+class UsageError(Exception):
+    """A bad command line: one line, exit code 2."""
+
+
+MAX_RESULT_BYTES = 64 << 20  # a lesson's JSON is a few hundred KiB at most
+
+# A lesson's name as the lessons write it; it becomes part of the PNG files' names.
+LESSON_NAME = re.compile(r"[0-9]{2}_[a-z0-9_]{1,60}")
+SWEEP_NAME = re.compile(r"[A-Za-z0-9_-]{1,60}")
+
+
+def read_regular_file(file):
+    """The bytes of `file`, refused unread if it is not a regular file (a FIFO would block the
+    read for ever, /dev/zero never ends), and read with a bound."""
+    try:
+        # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then says what it is.
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise InputError(f"{file} does not exist")
+    except OSError as error:
+        raise InputError(f"cannot read {file}: {error.strerror}")
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{file} is not a regular file (a FIFO, a device or a socket)")
+        os.set_blocking(fd, True)
+        try:
+            data = handle.read(MAX_RESULT_BYTES + 1)
+        except OSError as error:
+            raise InputError(f"cannot read {file}: {error.strerror}")
+    if len(data) > MAX_RESULT_BYTES:
+        raise InputError(f"{file} is larger than {MAX_RESULT_BYTES >> 20} MiB: not a lesson's results")
+    return data
+
+
 def load_reports(paths):
     reports = []
     for path in paths:
+        if not path:
+            raise UsageError("a results path is empty")
         path = Path(path)
-        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        try:
+            files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        except OSError as error:
+            raise InputError(f"cannot list {path}: {error.strerror}")
         for file in files:
+            data = read_regular_file(file)
             try:
-                with open(file) as handle:
-                    report = json.load(handle)
-            except FileNotFoundError:
-                raise InputError(f"{file} does not exist")
-            except OSError as error:
-                raise InputError(f"cannot read {file}: {error.strerror}")
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                raise InputError(f"{file} is not valid JSON: {error}")
+                report = json.loads(data)
+            except RecursionError:
+                raise InputError(f"{file} is nested too deeply to be a lesson's results")
+            except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+                raise InputError(f"{file} is not valid JSON: {one_line(error)}")
             if isinstance(report, dict) and str(report.get("schema", "")).startswith("cuda-course-report/"):
+                check_report(report, file)
                 reports.append(report)
     return reports
+
+
+def one_line(error):
+    return " ".join(str(error).split())[:300]
+
+
+# What the drawing code reads from every report, by JSON pointer, with the type it must have.
+# A lesson's own plot module reads its extra fields itself; its errors are caught around it.
+def check_report(report, file):
+    def wrong(pointer, expected):
+        raise InputError(f"{file} lacks a field or has a wrong one: {pointer} is missing or not {expected}")
+
+    def get(value, pointer, kinds, expected):
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+            wrong(pointer, expected)
+        if isinstance(value, float) and not math.isfinite(value):
+            wrong(pointer, "a finite number")
+        return value
+
+    number = (int, float)
+    text = str
+    lesson = get(report.get("lesson"), "/lesson", text, "a string")
+    if not LESSON_NAME.fullmatch(lesson):
+        raise InputError(f"{file}: the field /lesson is not a lesson's name (such as 01_vector_exp): {lesson[:80]!r}")
+    get(report.get("date"), "/date", text, "a string")
+    for key in ("throughput_unit",):
+        get(report.get(key), "/" + key, text, "a string")
+    get(report.get("extra", {}), "/extra", dict, "an object")
+    size = get(report.get("size"), "/size", dict, "an object")
+    get(size.get("name"), "/size/name", text, "a string")
+    get(size.get("value"), "/size/value", int, "a whole number")
+    dims = get(size.get("dims", {}), "/size/dims", dict, "an object")
+    for name, value in dims.items():
+        get(value, f"/size/dims/{name}", int, "a whole number")
+    gpu = get(report.get("gpu"), "/gpu", dict, "an object")
+    for key in ("name", "runtime_cuda_version"):
+        get(gpu.get(key), f"/gpu/{key}", (str, type(None)), "a string or null")
+    host = report.get("host")
+    if host:
+        get(host, "/host", dict, "an object")
+        get(host.get("cpu"), "/host/cpu", text, "a string")
+        get(host.get("logical_cpus"), "/host/logical_cpus", int, "a whole number")
+    # A sweep's name becomes part of a PNG's name, like the lesson's.
+    for i, sweep in enumerate(get(report.get("sweeps", []), "/sweeps", list, "a list")):
+        get(sweep, f"/sweeps/{i}", dict, "an object")
+        name = get(sweep.get("name"), f"/sweeps/{i}/name", text, "a string")
+        if not SWEEP_NAME.fullmatch(name):
+            raise InputError(f"{file}: the field /sweeps/{i}/name is not a sweep's name (letters, digits, _ and -): "
+                             f"{name[:80]!r}")
+    for i, ceiling in enumerate(get(report.get("ceilings"), "/ceilings", list, "a list")):
+        where = f"/ceilings/{i}"
+        get(ceiling, where, dict, "an object")
+        get(ceiling.get("name"), where + "/name", text, "a string")
+        get(ceiling.get("unit"), where + "/unit", text, "a string")
+        get(ceiling.get("value"), where + "/value", number, "a number")
+    for i, row in enumerate(get(report.get("rows"), "/rows", list, "a list")):
+        where = f"/rows/{i}"
+        get(row, where, dict, "an object")
+        for key in ("variant", "target", "role", "status"):
+            get(row.get(key), f"{where}/{key}", text, "a string")
+        if row.get("unit") is not None:
+            get(row["unit"], where + "/unit", text, "a string")
+        get(row.get("throughput"), where + "/throughput", (int, float, type(None)), "a number or null")
+        time_ms = get(row.get("time_ms"), where + "/time_ms", (dict, type(None)), "an object or null")
+        if time_ms is not None:
+            median = get(time_ms.get("median"), where + "/time_ms/median", number, "a number")
+            if median <= 0:
+                wrong(where + "/time_ms/median", "a positive number")
+
+
+def check_out_folder(out):
+    """--out must be a folder in which files can be created: checked before anything is drawn."""
+    if not out:
+        raise UsageError("--out: the folder name is empty")
+    folder = Path(out)
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"--out {out} is not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        descriptor, probe = tempfile.mkstemp(dir=folder, prefix=".plot-probe-")
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError as error:
+        raise UsageError(f"--out {out[:200]}: cannot create files there: {error.strerror}")
+    return folder
 
 
 def provenance(report):
@@ -235,40 +370,44 @@ def plot_sweep(reports, name, out_dir):
 
 COURSE_ROOT = Path(__file__).resolve().parent.parent
 
+# The lessons' own plot modules, by lesson: <lesson folder>/<module>.py. A fixed list: a results
+# file names its lesson, and that name is only looked up here, never used as a path or module name.
+LESSON_PLOT_MODULES = {
+    "03_streams": ("plot_timeline",),
+    "04_shared_matmul": ("plot_matmul",),
+    "05_mandelbrot": ("plot_mandelbrot",),
+    "06_fft_convolve": ("plot_fft_convolve",),
+}
+
 
 def lesson_plot_modules(lesson):
-    """The lesson's own plot modules: <lesson folder>/plot_*.py, loaded by path."""
+    """The lesson's own plot modules (LESSON_PLOT_MODULES), loaded from the course's folders."""
     modules = []
-    for file in sorted((COURSE_ROOT / lesson).glob("plot_*.py")):
-        spec = importlib.util.spec_from_file_location(f"{lesson}_{file.stem}", file)
+    for name in LESSON_PLOT_MODULES.get(lesson, ()):
+        file = COURSE_ROOT / lesson / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"course_plot_{lesson}_{name}", file)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        modules.append(module)
+        modules.append((name, module))
     return modules
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as everywhere in the course (argparse prints the usage too)
+        raise UsageError(f"{message} (see --help)")
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", nargs="+", help="JSON files or folders of them")
     parser.add_argument("--out", required=True, help="folder for the PNG files")
     args = parser.parse_args()
 
-    try:
-        reports = load_reports(args.results)
-    except InputError as error:
-        print(f"plot.py: error: {error}", file=sys.stderr)
-        return 3
+    out_dir = check_out_folder(args.out)
+    reports = load_reports(args.results)
     if not reports:
-        print("plot.py: error: no course results found in " + " ".join(args.results), file=sys.stderr)
-        return 2
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-
-    try:
-        written = draw(reports, out_dir)
-    except (KeyError, TypeError, ValueError) as error:
-        print(f"plot.py: error: a result file lacks a field or has a wrong one ({error!r})", file=sys.stderr)
-        return 3
+        raise UsageError("no course results found in " + " ".join(args.results))
+    written = draw(reports, out_dir)
     for path in filter(None, written):
         print(f"wrote {path}")
     return 0
@@ -281,14 +420,43 @@ def draw(reports, out_dir):
     written = []
     for lesson, lesson_reports in sorted(by_lesson.items()):
         largest = max(lesson_reports, key=lambda r: r["size"]["value"])
-        written.append(plot_times(largest, out_dir))
-        written.append(plot_throughput(lesson_reports, out_dir))
-        for name in sorted({sweep["name"] for r in lesson_reports for sweep in sweeps_of(r)}):
-            written.append(plot_sweep(lesson_reports, name, out_dir))
-        for module in lesson_plot_modules(lesson):
-            written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
+        try:
+            written.append(plot_times(largest, out_dir))
+            written.append(plot_throughput(lesson_reports, out_dir))
+            # Reports written before sweeps were part of the report have no "sweeps".
+            for name in sorted({sweep["name"] for r in lesson_reports for sweep in r.get("sweeps", [])}):
+                written.append(plot_sweep(lesson_reports, name, out_dir))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+            raise InputError(f"{lesson}: a result file lacks a field or has a wrong one ({one_line(repr(error))})")
+        for name, module in lesson_plot_modules(lesson):
+            try:
+                written.extend(module.plot(lesson_reports, out_dir, sys.modules[__name__]) or [])
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+                raise InputError(f"{lesson}/{name}.py: a result file lacks a field or has a wrong one "
+                                 f"({one_line(repr(error))})")
     return written
 
 
+def run():
+    """main() with every error as one line: 2 for the command line, 3 for the rest; no traceback."""
+    try:
+        return main()
+    except UsageError as error:
+        print(f"plot.py: error: {error}", file=sys.stderr)
+        return 2
+    except InputError as error:
+        print(f"plot.py: error: {error}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("plot.py: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:  # a PNG that cannot be written (disk full, the folder removed meanwhile)
+        print(f"plot.py: error: {error.filename or ''}: {error.strerror or one_line(error)}", file=sys.stderr)
+        return 3
+    except Exception as error:  # noqa: BLE001 (the one place that turns any failure into one line)
+        print(f"plot.py: error: unexpected {type(error).__name__}: {one_line(error)}", file=sys.stderr)
+        return 3
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

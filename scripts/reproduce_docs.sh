@@ -63,6 +63,12 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
     run 03_default "$bin/03_streams" || status=1
     run 03_compute_bound "$bin/03_streams" --intensity 2000 || status=1
   fi
+  if [ -x "$bin/06_fft_convolve" ]; then
+    run 06_default "$bin/06_fft_convolve" --out-dir "$out/runs/06_pictures" || status=1
+    run 06_4096 "$bin/06_fft_convolve" -n 4096 || status=1
+    run 06_crossover "$bin/06_fft_convolve" -n 1024 --sweep filter-size || status=1
+    run 06_naive_wrap "$bin/06_fft_convolve" --filter box --filter-size 31 --out-dir "$out/runs/06_naive_wrap" || status=1
+  fi
   if [ -x "$bin/07_black_scholes" ]; then
     run 07_default "$bin/07_black_scholes" || status=1
     run 07_classic "$bin/07_black_scholes" --classic || status=1

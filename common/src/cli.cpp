@@ -7,11 +7,12 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "course/device.hpp"
 #include "course/errors.hpp"
+#include "course/files.hpp"
+#include "course/threads.hpp"
 
 namespace course {
 
@@ -58,17 +59,42 @@ void check_whole_numbers(const CLI::App& app) {
   }
 }
 
-// --json is checked before any work: a run of minutes must not end in "cannot write".
-void check_json_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (path.empty()) throw UsageError("--json: the file name is empty");
-  std::error_code error;
-  if (fs::is_directory(path, error)) throw UsageError("--json: " + path + " is a folder; give a file name");
-  const fs::path parent = fs::absolute(path).parent_path();
-  if (!fs::is_directory(parent, error)) throw UsageError("--json: the folder " + parent.string() + " does not exist");
-  const bool existed = fs::exists(path, error);
-  if (!std::ofstream(path, std::ios::app)) throw UsageError("--json: cannot write to " + path);
-  if (!existed) fs::remove(path, error);  // the probe leaves nothing behind
+// A value given to a flag that needs one must be there: "" is not a number or a path, and a
+// value that starts with "--" is another flag swallowed as the value ("--json --skip-gpu" would
+// write a file named --skip-gpu and run the GPU part). Flags (no value) are not looked at.
+void check_values(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() == 0) continue;
+    const std::string flag = option->nonpositional() ? flag_name(*option) : option->get_name();
+    for (const std::string& value : option->results()) {
+      if (value.empty()) throw UsageError(flag + ": the value is empty; give one");
+      if (value.rfind("--", 0) == 0) {
+        throw UsageError(flag + ": '" + value + "' is a flag, not a value: give " + flag + " its value first");
+      }
+    }
+  }
+}
+
+// CLI11's "--length: 1 required INT:INT in [1 - 1073741824] missing" ("--length" last, or
+// "--length="): "--length: needs a value".
+std::string mismatch_message(const std::string& what) {
+  const std::size_t colon = what.find(": ");
+  if (colon == std::string::npos || what.find(": 1 required ") == std::string::npos || !what.ends_with(" missing")) {
+    return what;
+  }
+  return what.substr(0, colon) + ": needs a value";
+}
+
+// CLI11's "Could not convert: -a = abc": "-a: 'abc' is not a number", the flag first as everywhere.
+std::string conversion_message(const CLI::App& app, const std::string& what) {
+  const std::string head = "Could not convert: ";
+  const std::size_t equals = what.find(" = ");
+  if (what.rfind(head, 0) != 0 || equals == std::string::npos) return what;
+  const std::string name = what.substr(head.size(), equals - head.size());
+  const CLI::Option* option = app.get_option_no_throw(name);
+  const std::string type = option ? option->get_type_name().substr(0, option->get_type_name().find(':')) : "";
+  return name + ": '" + what.substr(equals + 3) + "' is not " +
+         (type == "FLOAT" ? "a number" : type == "INT" || type == "UINT" ? "a whole number" : "a valid value");
 }
 
 // "-n 1000" where the lesson's size flag is -l: name the unknown flag and the size flag.
@@ -173,29 +199,45 @@ void LessonCli::add_common_options() {
       "3 runtime error (CUDA error, out of memory, GPU required but absent).");
 }
 
+void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
+  try {
+    app.parse(argc, argv);
+    check_values(app);
+    check_whole_numbers(app);
+  } catch (const CLI::CallForHelp&) {
+    throw HelpRequested(app.help());
+  } catch (const CLI::CallForAllHelp&) {
+    throw HelpRequested(app.help("", CLI::AppFormatMode::All));
+  } catch (const CLI::ExtrasError&) {
+    throw UsageError(extras_message(app, app.remaining()));
+  } catch (const CLI::ArgumentMismatch& error) {
+    check_values(app);
+    throw UsageError(mismatch_message(one_line(error.what())));
+  } catch (const CLI::ConversionError& error) {
+    check_values(app);
+    check_whole_numbers(app);
+    throw UsageError(conversion_message(app, one_line(error.what())));
+  } catch (const CLI::ParseError& error) {
+    // A swallowed flag or an empty value, then "abc" as "not a whole number", before CLI11's
+    // own wording ("not in range", "could not be converted").
+    check_values(app);
+    check_whole_numbers(app);
+    throw UsageError(one_line(error.what()));
+  }
+}
+
 const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
   command_line_.clear();
   for (int i = 0; i < argc; ++i) command_line_ += (i ? " " : "") + std::string(argv[i]);
-  try {
-    app_.parse(argc, argv);
-    check_whole_numbers(app_);
-  } catch (const CLI::CallForHelp&) {
-    throw HelpRequested(app_.help());
-  } catch (const CLI::CallForAllHelp&) {
-    throw HelpRequested(app_.help("", CLI::AppFormatMode::All));
-  } catch (const CLI::ExtrasError&) {
-    throw UsageError(extras_message(app_, app_.remaining()));
-  } catch (const CLI::ParseError& error) {
-    check_whole_numbers(app_);  // "abc" is "not a whole number", not "not in range"
-    throw UsageError(one_line(error.what()));
-  }
+  parse_command_line(app_, argc, argv);
   if (app_.count("--flush-l2") > 0 && app_.count("--no-flush-l2") > 0) {
     throw UsageError("--flush-l2 and --no-flush-l2 together: choose one");
   }
   if (options_.skip_cpu && options_.skip_gpu) {
     throw UsageError("--skip-cpu and --skip-gpu together leave nothing to run");
   }
-  if (app_.count("--json") > 0) check_json_path(options_.json_path);
+  // Before any work: a run of minutes must not end in "cannot write", or block on a FIFO.
+  if (app_.count("--json") > 0) check_output_path("--json", options_.json_path);
   options_.dims.clear();
   for (std::size_t i = 0; i < dims_.size(); ++i) {
     if (size_flag_ && size_flag_->count() > 0 && dims_[i].set_by_size && dim_flags_[i]->count() == 0) {
@@ -205,7 +247,7 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
   }
   options_.size = dim_values_.front();
   options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
-  if (options_.threads > 0) omp_set_num_threads(options_.threads);
+  apply_cpu_threads(options_.threads);  // --threads, or OMP_NUM_THREADS: refused beyond what the machine runs
   return options_;
 }
 

@@ -8,6 +8,7 @@
 
 #include "course/check.hpp"
 #include "course/errors.hpp"
+#include "course/progress.hpp"
 #include "course/stream.hpp"
 
 namespace course {
@@ -298,12 +299,19 @@ Row Lesson::measure(const Variant& variant) {
   if (variant.timed) {
     const RepeatOptions repeat = variant.repeat ? *variant.repeat : (gpu ? options.gpu_repeat() : options.cpu_repeat());
     const Timing timing = variant.timing == Timing::automatic ? (gpu ? Timing::events : Timing::host) : variant.timing;
+    // A row of long repetitions says how far it is (course/progress.hpp; quiet when quick). Host
+    // timing counts each run (a clock read beside runs of milliseconds); event-timed runs are not
+    // counted (the rows' line covers them), so nothing runs between a start event and its launch.
+    Progress progress(variant.name, static_cast<std::uint64_t>(repeat.warmup + repeat.reps), "timed runs");
     if (timing == Timing::events) {
       if (!gpu) throw std::logic_error("variant '" + variant.name + "': event timing needs a GPU variant");
       const L2Flusher* flusher = variant.flush_l2 && state_->flusher ? &*state_->flusher : nullptr;
       row.time = time_device(repeat, stream, [&] { variant.run(stream); }, flusher);
     } else {
-      row.time = time_host(repeat, run_and_wait);
+      row.time = time_host(repeat, [&] {
+        run_and_wait();
+        progress.advance();
+      });
     }
     row.work = variant.work;
     row.ceiling = variant.ceiling;
@@ -319,11 +327,13 @@ void Lesson::run_sweep(const Sweep& sweep) {
   } else if (!gpu && options().skip_cpu) {
     result.skipped = "--skip-cpu";
   } else {
+    Progress progress("sweep " + sweep.name, sweep.values.size(), "values of " + sweep.axis);
     for (const std::int64_t value : sweep.values) {
       for (const Variant& variant : sweep.points(value)) {
         check_variant(variant, state_->setups.size());
         result.points.push_back({value, measure(variant)});
       }
+      progress.advance();
     }
   }
   report().add_sweep(std::move(result));
@@ -331,7 +341,17 @@ void Lesson::run_sweep(const Sweep& sweep) {
 
 void Lesson::run_variants() {
   if (!state_->parsed) throw std::logic_error("Lesson::run_variants before parse");
-  for (const Variant& variant : state_->variants) report().add(measure(variant));
+  // Rows that will run (a skipped one takes no time, so it is not counted in the estimate).
+  auto runs = [&](const Variant& variant) {
+    const bool gpu = variant.target == Target::gpu;
+    return variant.skip.empty() && (gpu ? has_gpu() : !options().skip_cpu);
+  };
+  const auto& variants = state_->variants;
+  Progress progress("rows", static_cast<std::uint64_t>(std::count_if(variants.begin(), variants.end(), runs)), "rows");
+  for (const Variant& variant : variants) {
+    report().add(measure(variant));
+    if (runs(variant)) progress.advance();
+  }
   for (const std::string& name : state_->requested_sweeps) {
     const auto& sweeps = state_->sweeps;
     if (std::none_of(sweeps.begin(), sweeps.end(), [&](const Sweep& sweep) { return sweep.name == name; })) {

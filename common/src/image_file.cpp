@@ -1,5 +1,5 @@
 // The image module's file access: read a whole regular file (and refuse anything else), write a
-// file atomically (temporary file in the same folder, fsync, rename).
+// file atomically (through course/files.hpp: temporary file in the same folder, fsync, rename).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "course/errors.hpp"
+#include "course/files.hpp"
 #include "course/image.hpp"
 #include "image_codec.hpp"
 
@@ -45,71 +46,6 @@ class FileDescriptor {
 
  private:
   int fd_;
-};
-
-// Removes the temporary file unless release() was called (after the rename succeeded).
-class TemporaryFile {
- public:
-  explicit TemporaryFile(const std::filesystem::path& destination) {
-    const std::filesystem::path folder =
-        destination.parent_path().empty() ? std::filesystem::path(".") : destination.parent_path();
-    std::string hidden = ".";  // built step by step: GCC 12 warns falsely (-Wrestrict) on "." + string
-    hidden += destination.filename().string();
-    hidden += ".tmp.XXXXXX";
-    name_ = (folder / hidden).string();
-    fd_ = ::mkstemp(name_.data());
-    if (fd_ < 0) {
-      const int error = errno;
-      fail(destination.string(), "cannot create a file in " + folder.string() + ": " + describe_errno(error));
-    }
-  }
-  ~TemporaryFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!released_) ::unlink(name_.c_str());
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-
-  const std::string& name() const { return name_; }
-
-  void write_all(const std::string& destination, std::span<const unsigned char> bytes) {
-    const unsigned char* cursor = bytes.data();
-    std::size_t left = bytes.size();
-    while (left > 0) {
-      const ssize_t written = ::write(fd_, cursor, left);
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        fail(destination, "write failed: " + describe_errno(error));
-      }
-      cursor += written;
-      left -= static_cast<std::size_t>(written);
-    }
-  }
-
-  // The data on disk before the rename makes it visible; close() reports delayed write errors.
-  void finish(const std::string& destination) {
-    // mkstemp creates the file 0600; an image is for everyone to read, like any file the user writes.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) {
-      const int error = errno;
-      fail(destination, "cannot finish the file: " + describe_errno(error));
-    }
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) {
-      const int error = errno;
-      fail(destination, "close failed: " + describe_errno(error));
-    }
-  }
-
-  void release() { released_ = true; }
-
- private:
-  std::string name_;
-  int fd_ = -1;
-  bool released_ = false;
 };
 
 }  // namespace
@@ -160,16 +96,10 @@ std::vector<unsigned char> read_whole_file(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, std::span<const unsigned char> bytes) {
-  const std::filesystem::path destination(path);
-  if (destination.filename().empty()) fail(path, "the path names a folder, not a file");
-  TemporaryFile temporary(destination);
-  temporary.write_all(path, bytes);
-  temporary.finish(path);
-  if (std::rename(temporary.name().c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    fail(path, "cannot rename the finished file into place: " + describe_errno(error));
-  }
-  temporary.release();
+  if (std::filesystem::path(path).filename().empty()) fail(path, "the path names a folder, not a file");
+  // The course's one atomic writer (course/files.hpp): temporary file in the folder, fsync, rename.
+  course::write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                "the image");
 }
 
 std::vector<std::string> split_lines(const std::string& text) {

@@ -8,6 +8,7 @@
 
 #include "course/cli.hpp"
 #include "course/errors.hpp"
+#include "course/report.hpp"
 
 namespace course {
 
@@ -25,6 +26,7 @@ int run_lesson(int argc, char** argv, const std::function<int(int, char**)>& bod
   auto fail = [&](int code, const std::string& message) {
     std::cout.flush();
     std::cerr << program << ": error: " << one_line(message) << std::endl;
+    record_failure_in_json(code, one_line(message));  // a JSON written before the failure says so
     return code;
   };
   try {

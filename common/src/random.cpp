@@ -11,6 +11,9 @@
 
 #include "course/errors.hpp"
 
+#include "course/progress.hpp"
+#include "course/threads.hpp"
+
 namespace course {
 
 namespace {
@@ -29,12 +32,15 @@ template <class T, class Distribution>
 void fill_blocks(std::span<T> values, std::uint64_t seed, Distribution distribution_prototype) {
   const std::size_t n = values.size();
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
+  Progress progress("random inputs", n, "values");  // 2^31 values take a while: a line every few seconds
+  // Capped: a fill may run before the thread count was checked (in a test, with OMP_NUM_THREADS huge).
+#pragma omp parallel for schedule(static) num_threads(loop_threads(blocks))
   for (std::size_t b = 0; b < blocks; ++b) {
     std::mt19937_64 generator(splitmix64(seed ^ splitmix64(b)));
     Distribution distribution = distribution_prototype;
     const std::size_t end = std::min(n, (b + 1) * kBlock);
     for (std::size_t i = b * kBlock; i < end; ++i) values[i] = static_cast<T>(distribution(generator));
+    progress.advance(end - b * kBlock);
   }
 }
 

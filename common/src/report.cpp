@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -14,6 +13,7 @@
 
 #include "course/device.hpp"
 #include "course/errors.hpp"
+#include "course/files.hpp"
 #include "course/format.hpp"
 
 namespace course {
@@ -604,11 +604,49 @@ nlohmann::json Report::gpu_json() const {
   return gpu;
 }
 
+namespace {
+// The JSON this run wrote, kept so that a failure after it (an image that cannot be written, a
+// CUDA error in a later step) can be recorded in it: a file must not say more than happened.
+struct WrittenJson {
+  std::string path;
+  nlohmann::json content;
+};
+std::optional<WrittenJson>& written_json() {
+  static std::optional<WrittenJson> written;
+  return written;
+}
+
+std::string dump(const nlohmann::json& content) {
+  // replace: a command line with bytes that are not UTF-8 must not stop the write.
+  return content.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+}  // namespace
+
 void Report::write_json(const std::string& path) const {
-  std::ofstream file(path);
-  if (!file) throw Error("cannot write the JSON results to " + path);
-  file << std::setw(2) << to_json() << "\n";
-  if (!file) throw Error("writing the JSON results to " + path + " failed");
+  nlohmann::json content = to_json();
+  write_file_atomically(path, dump(content), "the JSON results");  // all or nothing (course/files.hpp)
+  written_json() = WrittenJson{path, std::move(content)};
+}
+
+void record_failure_in_json(int exit_code, const std::string& error) noexcept {
+  std::optional<WrittenJson>& written = written_json();
+  if (!written) return;
+  try {
+    nlohmann::json& content = written->content;
+    content["exit_code"] = exit_code;
+    content["verified"] = false;
+    if (content.contains("summary")) {
+      content["summary"]["verified"] = false;
+      if (content["summary"].contains("groups") && content["summary"]["groups"].is_array()) {
+        for (nlohmann::json& group : content["summary"]["groups"]) group["verified"] = false;
+      }
+    }
+    content["error"] = error;
+    write_file_atomically(written->path, dump(content), "the JSON results");
+  } catch (...) {
+    // Best effort: the error line is printed whatever happens here.
+  }
+  written.reset();
 }
 
 const std::vector<std::string>& report_json_required_fields() {

@@ -9,6 +9,7 @@
 
 #include "course/cli.hpp"
 #include "course/errors.hpp"
+#include "course/threads.hpp"
 
 namespace {
 
@@ -124,15 +125,74 @@ TEST(Cli, UnknownFlagIsNamedWithTheSizeFlag) {
 }
 
 TEST(Cli, JsonPathIsCheckedBeforeAnyWork) {
-  expect_usage_error({"--json", ""}, "--json: the file name is empty");
+  expect_usage_error({"--json", ""}, "--json: the value is empty");
   expect_usage_error({"--json", "/tmp"}, "--json: /tmp is a folder");
-  expect_usage_error({"--json", "/proc/course-no-such-file.json"}, "--json: cannot write to /proc/");
+  expect_usage_error({"--json", "/proc/course-no-such-file.json"}, "--json: cannot create a file in /proc");
+  expect_usage_error({"--json", "/dev/full"}, "--json: /dev/full is a character device");
   // A writable path passes, and the check leaves no file behind.
   const std::string path = ::testing::TempDir() + "course_cli_json_probe.json";
   std::remove(path.c_str());
   auto cli = make_cli();
   EXPECT_EQ(parse(cli, {"--json", path}).json_path, path);
   EXPECT_FALSE(std::ifstream(path).good()) << "the probe left " << path;
+}
+
+TEST(Cli, AFlagIsNotSwallowedAsAValue) {
+  // "--json --skip-gpu --size 100" wrote a file named --skip-gpu and ran the GPU part.
+  expect_usage_error({"--json", "--skip-gpu", "--size", "100"}, "--json: '--skip-gpu' is a flag, not a value");
+  expect_usage_error({"--reps", "--skip-gpu"}, "--reps: '--skip-gpu' is a flag, not a value");
+  expect_usage_error({"--length", "--reps", "3"}, "--length: '--reps' is a flag");
+  auto cli = make_cli();
+  double x_min = -2;
+  std::string name = "x";
+  cli.app().add_option("--x-min", x_min, "a lesson's number");
+  cli.app().add_option("--entry", name, "a lesson's name");
+  EXPECT_THROW(parse(cli, {"--entry", "--x-min"}), course::UsageError);
+  auto cli2 = make_cli();
+  cli2.app().add_option("--x-min", x_min, "a lesson's number");
+  EXPECT_EQ(parse(cli2, {"--x-min", "-1.5"}).size, 1000) << "a negative number is a value";
+  EXPECT_EQ(x_min, -1.5);
+}
+
+TEST(Cli, EmptyValuesAreRefused) {
+  expect_usage_error({"--reps", ""}, "--reps: the value is empty");
+  expect_usage_error({"--length="}, "--length: needs a value");
+  expect_usage_error({"--length"}, "--length: needs a value");
+  auto cli = make_cli();
+  double x_min = -2;
+  cli.app().add_option("--x-min", x_min, "a lesson's number");
+  try {
+    parse(cli, {"--x-min", ""});  // was read as 0
+    ADD_FAILURE() << "--x-min '' accepted as " << x_min;
+  } catch (const course::UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--x-min: the value is empty"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Cli, ThreadsBeyondTheMachineAreRefused) {
+  const std::string too_many = std::to_string(course::max_cpu_threads() + 1);
+  expect_usage_error({"--threads", too_many}, "--threads " + too_many + ": more CPU threads than this machine runs");
+}
+
+TEST(Cli, ToolsParseByTheSameRules) {
+  CLI::App app("a tool", "tool");
+  int size = 1;
+  std::string out;
+  app.add_option("--size", size)->check(CLI::Range(1, 100));
+  app.add_option("--out", out);
+  auto parse_tool = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "tool");
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    course::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+  };
+  EXPECT_THROW(parse_tool({"--size", "1e3"}), course::UsageError);
+  EXPECT_THROW(parse_tool({"--size", "5abc"}), course::UsageError);
+  EXPECT_THROW(parse_tool({"--size", "4294967297"}), course::UsageError);
+  EXPECT_THROW(parse_tool({"--out", "--size"}), course::UsageError);
+  EXPECT_THROW(parse_tool({"--help"}), course::HelpRequested);
+  parse_tool({"--size", "42"});
+  EXPECT_EQ(size, 42);
 }
 
 TEST(Cli, FlushL2FlagsAndTheirHelp) {

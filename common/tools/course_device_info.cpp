@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "course/ceilings.hpp"
+#include "course/cli.hpp"
 #include "course/device.hpp"
 #include "course/errors.hpp"
 #include "course/format.hpp"
@@ -22,14 +23,7 @@ int run(int argc, char** argv) {
   bool has_gpu_only = false;
   app.add_option("--device", device, "index of the GPU")->check(CLI::Range(0, 1023));
   app.add_flag("--has-gpu", has_gpu_only, "only say whether a GPU is usable (exit 0) or not (exit 1)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& error) {
-    throw course::UsageError(error.what());
-  }
+  course::parse_command_line(app, argc, argv);  // the lessons' rules: "0x1" and "+0" are not indices
 
   const course::GpuStatus status =
       course::open_gpu(device, !has_gpu_only && course::gpu_required_by_environment());

@@ -74,6 +74,11 @@ class HelpRequested : public std::exception {
   std::string text_;
 };
 
+// Parses `app` by the course's rules, for lessons and tools alike: integer flags take decimal
+// digits only; a value may be neither empty nor another flag ("--json --skip-gpu"); every error
+// is one line naming the flag. Throws UsageError, or HelpRequested for --help.
+void parse_command_line(CLI::App& app, int argc, const char* const* argv);
+
 class LessonCli {
  public:
   LessonCli(std::string name, std::string description, SizeOption size);
@@ -83,7 +88,8 @@ class LessonCli {
             const std::string& size_flags = "--size", const std::string& size_description = "");
 
   CLI::App& app() { return app_; }
-  // Throws UsageError (one line naming the flag) or HelpRequested. Sets the OpenMP threads.
+  // Throws UsageError (one line naming the flag) or HelpRequested. Checks the --json path (not
+  // opening it) and sets the OpenMP threads (course/threads.hpp: too many is a UsageError).
   const CommonOptions& parse(int argc, const char* const* argv);
   const CommonOptions& options() const { return options_; }
   const std::string& name() const { return name_; }

@@ -153,7 +153,9 @@ class Report {
   nlohmann::json to_json() const;
   nlohmann::json dims_json() const;
   nlohmann::json row_json(const Row& row) const;
-  void write_json(const std::string& path) const;  // throws course::Error if it cannot
+  // Atomically (course/files.hpp): the path holds the whole JSON or what it held before.
+  // Throws course::Error if it cannot.
+  void write_json(const std::string& path) const;
 
  private:
   std::string lesson_, title_, size_name_, command_line_;
@@ -176,6 +178,11 @@ class Report {
   nlohmann::json gpu_json() const;
   void print_header(std::ostream& out) const;
 };
+
+// After a failure that follows write_json (exit code 2 or 3): rewrites the JSON written last
+// with that exit code, "verified": false and the error, so it does not claim a success.
+// course::run_lesson calls it; it never throws.
+void record_failure_in_json(int exit_code, const std::string& error) noexcept;
 
 // The fields the plot script and the course runner read, in order; tests check that a
 // written report holds every one of them.

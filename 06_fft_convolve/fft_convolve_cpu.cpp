@@ -1,0 +1,144 @@
+// The direct convolution on the CPU: the double reference and the float baseline.
+//
+// Teaches: the definition, written so a compiler can vectorise it. The filter is flipped once
+// (g(i, j) = f(K-1-i, K-1-j)), which turns the convolution into a sliding dot product:
+//
+//   y(row, col) = sum over i, j of g(i, j) * X(row + i, col + j)
+//
+// where X is the image inside a frame of r zeros (r = K / 2): the zero padding is data, not a
+// branch, so the innermost loop runs over a whole row of outputs with one multiply-add each,
+// contiguous loads and stores, in SIMD lanes (omp simd), rows split over threads (omp parallel).
+// The cost is K^2 multiply-adds per pixel whatever the image: the FFT's cost hardly depends on K,
+// which is the whole crossover story of this lesson.
+//
+// The references for the tests live here too: the full linear convolution, the circular one
+// (what the classic's naive FFT computes), and the fold of one onto the other.
+#include <algorithm>
+#include <cassert>
+#include <vector>
+
+#include "fft_convolve.hpp"
+
+namespace fft_convolve {
+
+namespace {
+
+// The image inside a frame of r zeros on every side, converted to T.
+template <class T>
+std::vector<T> framed_image(const Image& image, int r) {
+  const std::size_t fw = static_cast<std::size_t>(image.width) + 2 * static_cast<std::size_t>(r);
+  const std::size_t fh = static_cast<std::size_t>(image.height) + 2 * static_cast<std::size_t>(r);
+  std::vector<T> framed(fw * fh, T(0));
+  for (int row = 0; row < image.height; ++row) {
+    T* out = framed.data() + (static_cast<std::size_t>(row) + static_cast<std::size_t>(r)) * fw + static_cast<std::size_t>(r);
+    const float* in = image.pixels.data() + image.index(row, 0);
+    for (int col = 0; col < image.width; ++col) out[col] = static_cast<T>(in[col]);
+  }
+  return framed;
+}
+
+// The filter flipped in both directions, converted to T: convolution becomes correlation.
+template <class T>
+std::vector<T> flipped_taps(const Filter& filter) {
+  const int k = filter.size;
+  std::vector<T> g(filter.taps.size());
+  for (int i = 0; i < k; ++i) {
+    for (int j = 0; j < k; ++j) g[static_cast<std::size_t>(i * k + j)] = static_cast<T>(filter.at(k - 1 - i, k - 1 - j));
+  }
+  return g;
+}
+
+// One output row: acc[col] = sum g(i, j) X(row + i, col + j), in T, SIMD over col.
+template <class T>
+void direct_row(const std::vector<T>& framed, std::size_t framed_width, const std::vector<T>& g, int k, int row,
+                int width, T* acc) {
+  std::fill(acc, acc + width, T(0));
+  for (int i = 0; i < k; ++i) {
+    const T* line = framed.data() + (static_cast<std::size_t>(row) + static_cast<std::size_t>(i)) * framed_width;
+    for (int j = 0; j < k; ++j) {
+      const T tap = g[static_cast<std::size_t>(i * k + j)];
+      const T* src = line + j;
+#pragma omp simd
+      for (int col = 0; col < width; ++col) acc[col] += tap * src[col];
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<double> convolve_reference(const Image& image, const Filter& filter) {
+  const int r = filter.radius();
+  const std::vector<double> framed = framed_image<double>(image, r);
+  const std::vector<double> g = flipped_taps<double>(filter);
+  const std::size_t framed_width = static_cast<std::size_t>(image.width) + 2 * static_cast<std::size_t>(r);
+  std::vector<double> y(image.size());
+#pragma omp parallel for schedule(static)
+  for (int row = 0; row < image.height; ++row) {
+    direct_row(framed, framed_width, g, filter.size, row, image.width, y.data() + image.index(row, 0));
+  }
+  return y;
+}
+
+void convolve_direct(const Image& image, const Filter& filter, std::span<float> output, int threads) {
+  assert(output.size() == image.size());
+  const int r = filter.radius();
+  const std::vector<float> framed = framed_image<float>(image, r);
+  const std::vector<float> g = flipped_taps<float>(filter);
+  const std::size_t framed_width = static_cast<std::size_t>(image.width) + 2 * static_cast<std::size_t>(r);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int row = 0; row < image.height; ++row) {
+    direct_row(framed, framed_width, g, filter.size, row, image.width, output.data() + image.index(row, 0));
+  }
+}
+
+std::vector<double> convolve_full_reference(const Image& image, const Filter& filter) {
+  const int k = filter.size;
+  const int fh = image.height + k - 1, fw = image.width + k - 1;
+  std::vector<double> full(static_cast<std::size_t>(fh) * static_cast<std::size_t>(fw), 0.0);
+  for (int row = 0; row < image.height; ++row) {
+    for (int col = 0; col < image.width; ++col) {
+      const double x = image.at(row, col);
+      for (int i = 0; i < k; ++i) {
+        for (int j = 0; j < k; ++j) {
+          full[static_cast<std::size_t>(row + i) * static_cast<std::size_t>(fw) + static_cast<std::size_t>(col + j)] +=
+              filter.at(i, j) * x;
+        }
+      }
+    }
+  }
+  return full;
+}
+
+std::vector<double> circular_reference(const Image& image, const Filter& filter) {
+  const int k = filter.size, h = image.height, w = image.width;
+  std::vector<double> y(image.size(), 0.0);
+  for (int row = 0; row < h; ++row) {
+    for (int col = 0; col < w; ++col) {
+      double sum = 0;
+      for (int i = 0; i < k; ++i) {
+        const int source_row = ((row - i) % h + h) % h;
+        for (int j = 0; j < k; ++j) {
+          const int source_col = ((col - j) % w + w) % w;
+          sum += static_cast<double>(filter.at(i, j)) * image.at(source_row, source_col);
+        }
+      }
+      y[image.index(row, col)] = sum;
+    }
+  }
+  return y;
+}
+
+std::vector<double> wrap_onto_image(std::span<const double> full, int height, int width, int filter_size) {
+  const int fh = height + filter_size - 1, fw = width + filter_size - 1;
+  assert(full.size() == static_cast<std::size_t>(fh) * static_cast<std::size_t>(fw));
+  std::vector<double> wrapped(static_cast<std::size_t>(height) * static_cast<std::size_t>(width), 0.0);
+  for (int a = 0; a < fh; ++a) {
+    for (int b = 0; b < fw; ++b) {
+      wrapped[static_cast<std::size_t>(a % height) * static_cast<std::size_t>(width) + static_cast<std::size_t>(b % width)] +=
+          full[static_cast<std::size_t>(a) * static_cast<std::size_t>(fw) + static_cast<std::size_t>(b)];
+    }
+  }
+  return wrapped;
+}
+
+}  // namespace fft_convolve

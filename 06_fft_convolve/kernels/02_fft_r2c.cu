@@ -1,0 +1,109 @@
+// 02 fft_r2c: convolution by cuFFT, done right.
+//
+// Teaches: the convolution theorem on the GPU, each step a line:
+//   setup (once, untimed):  FFT size chosen (padded to at least H + K - 1 by W + K - 1, a fast
+//                           size), R2C and C2R plans, the filter's spectrum F
+//   run (timed):            pad -> R2C -> multiply by F and 1/N -> C2R -> crop
+// R2C keeps only the non-redundant half of a real signal's spectrum (Hermitian symmetry):
+// Ph x (Pw/2 + 1) complex numbers. C2R takes that half back and overwrites it (its input is
+// scratch). cuFFT does not normalise: forward then inverse multiplies by N = Ph * Pw, so the
+// product kernel divides by N, once.
+//
+// The product kernel is memory-bound: it reads two complex numbers and writes one per element
+// (24 bytes), 8 flops. It should run near the device copy bandwidth.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "course/check.hpp"
+#include "course/cufft_plan.hpp"
+#include "kernels/fft_steps.cuh"
+
+namespace fft_convolve {
+
+namespace detail {
+
+namespace {
+
+// data[k] = data[k] * filter[k] * scale, a grid-stride loop over the complex elements.
+__global__ void multiply_and_scale_kernel(cufftComplex* __restrict__ data, const cufftComplex* __restrict__ filter,
+                                          std::size_t count, float scale) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride) {
+    const cufftComplex a = data[k];
+    const cufftComplex b = filter[k];
+    data[k] = make_float2((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
+  }
+}
+
+}  // namespace
+
+void enqueue_multiply_and_scale(cufftComplex* data, const cufftComplex* filter, std::size_t count, float scale,
+                                cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  // One element per thread up to 2^20 blocks; beyond that the grid-stride loop takes over.
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 1u << 20));
+  multiply_and_scale_kernel<<<std::max(blocks, 1u), kThreads, 0, stream>>>(data, filter, count, scale);
+  CUDA_CHECK_LAUNCH("multiply_and_scale_kernel");
+}
+
+}  // namespace detail
+
+namespace {
+
+class FftR2c final : public GpuConvolver {
+ public:
+  explicit FftR2c(const GpuProblem& problem) : p_(problem) {}
+
+  std::string unsupported() const override { return ""; }  // any image, any filter
+
+  void setup(cudaStream_t stream) override {
+    shape_ = fft_shape(p_, stream);
+    forward_.emplace(shape_.height, shape_.width, CUFFT_R2C);
+    inverse_.emplace(shape_.height, shape_.width, CUFFT_C2R);
+    padded_ = course::DeviceBuffer<float>(shape_.real_count(), "the padded image");
+    spectrum_ = course::DeviceBuffer<cufftComplex>(shape_.complex_count(), "the image's spectrum");
+    filter_spectrum_ = detail::filter_spectrum(*p_.filter, shape_, *forward_, stream);
+    use_stream(stream);
+  }
+
+  void run(cudaStream_t stream) override {
+    use_stream(stream);
+    const float scale = 1.0f / static_cast<float>(shape_.real_count());
+    detail::enqueue_pad(p_.input->data(), p_.height, p_.width, padded_.data(), shape_, stream);
+    CUFFT_CHECK(cufftExecR2C(forward_->get(), padded_.data(), spectrum_.data()));
+    detail::enqueue_multiply_and_scale(spectrum_.data(), filter_spectrum_.data(), spectrum_.size(), scale, stream);
+    CUFFT_CHECK(cufftExecC2R(inverse_->get(), spectrum_.data(), padded_.data()));
+    detail::enqueue_crop(padded_.data(), shape_, p_.output->data(), p_.height, p_.width, stream);
+  }
+
+  std::string note() const override {
+    return "FFT " + shape_.text() + ", plan work areas " +
+           std::to_string((forward_->work_size() + inverse_->work_size()) >> 20) + " MiB";
+  }
+
+ private:
+  // A plan remembers one stream; set it again only when the caller's stream changes.
+  void use_stream(cudaStream_t stream) {
+    if (stream_set_ && stream == stream_) return;
+    forward_->set_stream(stream);
+    inverse_->set_stream(stream);
+    stream_ = stream;
+    stream_set_ = true;
+  }
+
+  GpuProblem p_;
+  PaddedShape shape_;
+  std::optional<course::CufftPlan> forward_, inverse_;
+  course::DeviceBuffer<float> padded_;
+  course::DeviceBuffer<cufftComplex> spectrum_, filter_spectrum_;
+  cudaStream_t stream_ = nullptr;
+  bool stream_set_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuConvolver> launch_fft_r2c(const GpuProblem& problem) { return std::make_unique<FftR2c>(problem); }
+
+}  // namespace fft_convolve

@@ -1,0 +1,780 @@
+// Tests of lesson 06: the references against closed forms (a delta returns the filter, a constant
+// image gives the filter's sum inside and known partial sums at the border), every CPU method
+// against the double reference at awkward sizes (1 x 1, primes, non-square, sizes that need
+// padding), the naive FFT's result as exactly the circular wrap of the linear one, the filters
+// and their parser, fast FFT sizes, the verification itself (it must fail on a wrong pixel, a NaN,
+// an unwritten output, a wrapped result), and every GPU method of the registry, looped over
+// without naming one. Suites named Gpu* need a GPU (label gpu); the others run anywhere (cpu).
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/errors.hpp"
+#include "course/image.hpp"
+#include "course/random.hpp"
+#include "course/stream.hpp"
+#include "exercises/exercises.hpp"
+#include "fft_convolve.hpp"
+#include "gpu_test.hpp"
+
+namespace {
+
+using fft_convolve::Filter;
+using fft_convolve::Image;
+
+struct Size {
+  int height, width;
+};
+
+std::string text(const Size& s) { return std::to_string(s.height) + "x" + std::to_string(s.width); }
+
+Image random_image(Size s, std::uint64_t seed) {
+  Image image(s.width, s.height);
+  course::fill_uniform(image.pixels, seed, -1.0f, 1.0f);
+  return image;
+}
+
+// 1 x 1, tiny, primes, non-square both ways, a single row and column, sizes whose padded size
+// is not itself fast (so padding goes beyond H + K - 1), and one just past a power of two.
+const Size kSizes[] = {{1, 1}, {5, 7}, {7, 5}, {13, 17}, {1, 31}, {31, 1}, {37, 64}, {101, 67}, {127, 131}, {257, 130}};
+
+std::vector<Filter> filters_for_tests() {
+  return {fft_convolve::classic_filter(), fft_convolve::gaussian_filter(3), fft_convolve::box_filter(7),
+          fft_convolve::gaussian_filter(15), fft_convolve::parse_filter("1 2 0\n-1 5 3\n0 0 -2\n", "test")};
+}
+
+course::VerifyResult check(std::span<const float> result, const Image& image, const Filter& filter,
+                           std::span<const double> reference) {
+  const fft_convolve::PaddedShape shape = fft_convolve::linear_padding(image.height, image.width, filter.size);
+  return course::verify(result, reference, fft_convolve::convolution_tolerance(image, filter, shape, reference));
+}
+
+// The K x K partial sum of the taps that land inside an H x W image for output (row, col).
+double partial_sum(const Filter& f, int height, int width, int row, int col) {
+  const int r = f.radius();
+  double sum = 0;
+  for (int i = 0; i < f.size; ++i) {
+    for (int j = 0; j < f.size; ++j) {
+      const int source_row = row + r - i, source_col = col + r - j;
+      if (source_row >= 0 && source_row < height && source_col >= 0 && source_col < width) sum += f.at(i, j);
+    }
+  }
+  return sum;
+}
+
+// ---- Fast sizes and padding ----------------------------------------------------------------
+
+TEST(Padding, FastSizesHaveOnlySmallPrimeFactors) {
+  for (const std::int64_t n : {1, 2, 3, 5, 7, 8, 9, 10, 12, 14, 4096, 4116, 4200, 6561, 16807}) EXPECT_TRUE(fft_convolve::is_fast_size(n)) << n;
+  for (const std::int64_t n : {0, 11, 13, 22, 4100, 4097, 8191}) EXPECT_FALSE(fft_convolve::is_fast_size(n)) << n;
+  EXPECT_EQ(fft_convolve::next_fast_size(4100), 4116);  // 4100 = 2^2 5^2 41; 4116 = 2^2 3 7^3
+  EXPECT_EQ(fft_convolve::next_fast_size(516), 525);
+  EXPECT_EQ(fft_convolve::next_fast_size(1), 1);
+  EXPECT_EQ(fft_convolve::fast_size_candidates(4100, 3), (std::vector<std::int64_t>{4116, 4200, 4320}));
+}
+
+TEST(Padding, LinearPaddingLeavesRoomForTheWholeResult) {
+  for (const Size& s : kSizes) {
+    for (const int k : {1, 3, 5, 15, 63}) {
+      const fft_convolve::PaddedShape p = fft_convolve::linear_padding(s.height, s.width, k);
+      EXPECT_GE(p.height, s.height + k - 1);
+      EXPECT_GE(p.width, s.width + k - 1);
+      EXPECT_TRUE(fft_convolve::is_fast_size(p.height) && fft_convolve::is_fast_size(p.width)) << p.text();
+      EXPECT_EQ(p.complex_count(), static_cast<std::size_t>(p.height) * (p.width / 2 + 1));
+    }
+  }
+  // The candidates of a measured choice: the smallest fast sizes and the next power of two.
+  const auto candidates = fft_convolve::padding_candidates(4096, 4096, 5, 3);
+  EXPECT_EQ(candidates.size(), 16u);  // {4116, 4200, 4320, 8192} per side
+  EXPECT_EQ(candidates.front().height, 4116);
+  EXPECT_EQ(candidates.back().width, 8192);
+}
+
+TEST(Padding, TheFilterIsCentredAtTheOrigin) {
+  const Filter f = fft_convolve::parse_filter("1 2 3\n4 5 6\n7 8 9\n", "test");
+  const fft_convolve::PaddedShape shape{6, 8};
+  std::vector<float> padded(shape.real_count(), -1.0f);
+  fft_convolve::place_filter_centred(f, shape, padded);
+  auto at = [&](int row, int col) { return padded[static_cast<std::size_t>(row * shape.width + col)]; };
+  EXPECT_EQ(at(0, 0), 5);  // the centre tap
+  EXPECT_EQ(at(0, 1), 6);
+  EXPECT_EQ(at(1, 0), 8);
+  EXPECT_EQ(at(5, 7), 1);  // the upper-left tap wraps to the far corner
+  EXPECT_EQ(at(5, 0), 2);
+  EXPECT_EQ(at(0, 7), 4);
+  EXPECT_EQ(at(2, 2), 0);
+  double sum = 0;
+  for (const float v : padded) sum += v;
+  EXPECT_EQ(sum, 45);
+}
+
+// ---- Filters ---------------------------------------------------------------------------------
+
+TEST(Filters, TheClassicIsZeroSumAndNotSeparable) {
+  const Filter f = fft_convolve::classic_filter();
+  EXPECT_EQ(f.size, 5);
+  EXPECT_EQ(f.sum(), 0.0);
+  EXPECT_EQ(f.l1_norm(), 48.0);  // 2 x 10 + 2 x 9 + 10
+  EXPECT_FALSE(f.separable());
+}
+
+TEST(Filters, GaussianAndBoxAreNormalisedAndSeparable) {
+  for (const int k : {1, 3, 5, 9, 63, 255}) {
+    for (const Filter& f : {fft_convolve::gaussian_filter(k), fft_convolve::box_filter(k)}) {
+      SCOPED_TRACE(f.name);
+      EXPECT_EQ(f.size, k);
+      EXPECT_NEAR(f.sum(), 1.0, 1e-5);
+      ASSERT_TRUE(f.separable());
+      for (int i = 0; i < k; ++i) {
+        for (int j = 0; j < k; ++j) EXPECT_NEAR(f.at(i, j), f.column[i] * f.row[j], 1e-7 * f.l1_norm());
+        EXPECT_FLOAT_EQ(f.at(i, 0), f.at(0, i));  // symmetric
+      }
+    }
+  }
+  // Separable factors are found for a rank-1 file filter, not for a rank-2 one.
+  EXPECT_TRUE(fft_convolve::parse_filter("1 2 1\n2 4 2\n1 2 1", "t").separable());
+  EXPECT_FALSE(fft_convolve::parse_filter("1 2 1\n2 4 2\n1 2 2", "t").separable());
+}
+
+TEST(Filters, TheCommandLineNamesAreChecked) {
+  EXPECT_EQ(fft_convolve::make_filter("classic", 0).size, 5);
+  EXPECT_EQ(fft_convolve::make_filter("gaussian", 0).size, 5);
+  EXPECT_EQ(fft_convolve::make_filter("box", 11).size, 11);
+  EXPECT_THROW(fft_convolve::make_filter("classic", 7), course::UsageError);
+  EXPECT_THROW(fft_convolve::make_filter("gaussian", 4), course::UsageError);   // even
+  EXPECT_THROW(fft_convolve::make_filter("box", 257), course::UsageError);      // too large
+  EXPECT_THROW(fft_convolve::make_filter("box", -3), course::UsageError);
+  EXPECT_THROW(fft_convolve::make_filter("sharpen", 3), course::UsageError);
+}
+
+TEST(Filters, TheParserTakesCommentsCommasAndBlankLines) {
+  const Filter f = fft_convolve::parse_filter("# a sharpening filter\n\n 0, -1, 0\n-1 5 -1  # centre\n\t0 -1 0\r\n", "t");
+  EXPECT_EQ(f.size, 3);
+  EXPECT_EQ(f.at(1, 1), 5);
+  EXPECT_EQ(f.at(0, 1), -1);
+  EXPECT_EQ(f.sum(), 1);
+  EXPECT_EQ(fft_convolve::parse_filter("2.5e-1", "t").at(0, 0), 0.25f);
+}
+
+TEST(Filters, MalformedFilterTextIsOneLineNamingWhere) {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  for (const Case& c : {Case{"", "no numbers"}, Case{"# only a comment\n\n", "no numbers"},
+                        Case{"1 2 3\n4 x 6\n7 8 9", "line 2: 'x' is not a number"},
+                        Case{"1 2 3\n4 5\n7 8 9", "line 2 has 2 numbers, line 1 has 3"},
+                        Case{"1 2 3\n4 5 6", "must be square"}, Case{"1 2\n3 4", "must be odd"},
+                        Case{"1 2 3\n4 inf 6\n7 8 9", "not a finite float"}, Case{"nan", "not a finite float"},
+                        Case{"1e39", "not a finite float"}, Case{"1 2 3\n4 5 6 7\n", "line 2 has 4 numbers"},
+                        Case{"1..5", "not a number"}}) {
+    try {
+      fft_convolve::parse_filter(c.text, "--filter-file f.txt");
+      ADD_FAILURE() << "accepted: " << c.text;
+    } catch (const course::UsageError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+      EXPECT_EQ(message.rfind("--filter-file f.txt: ", 0), 0u) << message;
+    }
+  }
+}
+
+TEST(Filters, FilterFilesThatCannotBeReadAreUsageErrors) {
+  const auto folder = std::filesystem::temp_directory_path() / ("fft_convolve_test_" + std::to_string(course::fresh_seed()));
+  std::filesystem::create_directories(folder);
+  EXPECT_THROW(fft_convolve::read_filter_file((folder / "missing.txt").string()), course::UsageError);
+  {
+    std::ofstream binary(folder / "binary.txt", std::ios::binary);
+    binary << "1 2 3" << '\0' << "4";
+  }
+  EXPECT_THROW(fft_convolve::read_filter_file((folder / "binary.txt").string()), course::UsageError);
+  {
+    std::ofstream good(folder / "good.txt");
+    good << "0 1 0\n1 -4 1\n0 1 0\n";
+  }
+  EXPECT_EQ(fft_convolve::read_filter_file((folder / "good.txt").string()).sum(), 0.0);
+  EXPECT_THROW(fft_convolve::read_filter_file(folder.string()), course::UsageError);  // a folder
+  std::filesystem::remove_all(folder);
+}
+
+// ---- Images in and out ------------------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+// A fresh, empty folder per test, removed afterwards.
+class ImageFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("fft_convolve_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                                           "_" + std::to_string(course::fresh_seed()));
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+  void write_bytes(const std::string& name, const std::string& bytes) const {
+    std::ofstream(folder_ / name, std::ios::binary) << bytes;
+  }
+  // The one-line UsageError that loading `name` gives.
+  std::string load_error(const std::string& name) const {
+    try {
+      fft_convolve::load_image(path(name));
+    } catch (const course::UsageError& error) {
+      return error.what();
+    }
+    return "(loaded)";
+  }
+  fs::path folder_;
+};
+
+TEST_F(ImageFiles, PngAndPgmRoundTripAtEightAndSixteenBits) {
+  const Image image = fft_convolve::test_image(37, 23, 9);
+  for (const int bits : {8, 16}) {
+    for (const char* extension : {".png", ".pgm"}) {
+      const std::string file = path("round" + std::to_string(bits) + extension);
+      course::write_gray_image(file, course::gray_from_values(image.pixels, image.width, image.height, bits));
+      const Image back = fft_convolve::load_image(file);
+      ASSERT_EQ(back.width, 37);
+      ASSERT_EQ(back.height, 23);
+      const double step = bits == 8 ? 1.0 / 255 : 1.0 / 65535;
+      for (std::size_t i = 0; i < image.size(); ++i) ASSERT_NEAR(back.pixels[i], image.pixels[i], 0.5 * step + 1e-7) << file;
+    }
+  }
+}
+
+TEST_F(ImageFiles, EveryBadImageIsAOneLineUsageError) {
+  write_bytes("magic.pgm", "P9\n2 2\n255\nabcd");
+  write_bytes("truncated.pgm", "P5\n4 4\n255\nabc");
+  write_bytes("maxval0.pgm", "P5\n2 2\n0\n\0\0\0\0");
+  write_bytes("zero.pgm", "P5\n0 4\n255\n");
+  write_bytes("absurd.pgm", "P5\n4000000000 4000000000\n65535\n");
+  write_bytes("empty.png", "");
+  for (const char* name : {"missing.png", "magic.pgm", "truncated.pgm", "maxval0.pgm", "zero.pgm", "absurd.pgm", "empty.png"}) {
+    const std::string message = load_error(name);
+    EXPECT_EQ(message.rfind("--image: ", 0), 0u) << name << ": " << message;
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST_F(ImageFiles, ResultsAreWrittenThroughTheReferenceRange) {
+  const Image image = fft_convolve::test_image(40, 30, 2);
+  const Filter f = fft_convolve::classic_filter();
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  std::vector<float> y(image.size());
+  fft_convolve::convolve_direct(image, f, y, 1);
+  std::vector<float> shifted = y;
+  shifted[0] += 1.0f;
+  const fft_convolve::ImageFiles files = fft_convolve::write_result_images(
+      folder_.string(), image, reference, {{"cpu", y, {}, ""}, {"gpu", shifted, y, "cpu"}});
+  std::vector<std::string> names;
+  for (const auto& file : files.images) names.push_back(file.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"input", "reference", "cpu", "cpu_difference", "gpu", "gpu_difference"}));
+  EXPECT_LT(files.low, 0.0);  // the classic's output has both signs
+  EXPECT_GT(files.high, 0.0);
+  const course::GrayImage cpu = course::read_gray_image(path("cpu.png"));
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    EXPECT_NEAR(cpu.values[i], (reference[i] - files.low) / (files.high - files.low), 1e-4);
+  }
+  const course::GrayImage difference = course::read_gray_image(path("gpu_difference.png"));
+  EXPECT_EQ(difference.values[0], 1.0f);  // the largest difference is white
+  EXPECT_EQ(difference.values[1], 0.0f);
+  EXPECT_NEAR(files.images.back().high, 1.0, 1e-6);
+  EXPECT_EQ(files.images.back().against, "cpu");
+}
+
+// ---- The test image ----------------------------------------------------------------------------
+
+TEST(TestImage, DeterministicInRangeAndIndependentOfThreads) {
+  const Image a = fft_convolve::test_image(123, 77, 5);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Image b = fft_convolve::test_image(123, 77, 5);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(a.pixels, b.pixels);
+  EXPECT_NE(a.pixels, fft_convolve::test_image(123, 77, 6).pixels);
+  float low = 1, high = 0;
+  for (const float v : a.pixels) {
+    low = std::min(low, v);
+    high = std::max(high, v);
+  }
+  EXPECT_GE(low, 0.0f);
+  EXPECT_LE(high, 1.0f);
+  EXPECT_LT(low, 0.1f);   // dark and bright areas both present
+  EXPECT_GT(high, 0.9f);
+  EXPECT_EQ(fft_convolve::test_image(1, 1, 0).size(), 1u);
+}
+
+// ---- The references: closed forms --------------------------------------------------------------
+
+TEST(Reference, ADeltaReturnsTheFilter) {
+  for (const Filter& f : filters_for_tests()) {
+    SCOPED_TRACE(f.name);
+    const int n = 2 * f.size + 3;
+    Image delta(n, n);
+    delta.at(n / 2, n / 2) = 1.0f;
+    const std::vector<double> y = fft_convolve::convolve_reference(delta, f);
+    const int r = f.radius();
+    for (int row = 0; row < n; ++row) {
+      for (int col = 0; col < n; ++col) {
+        const int i = row - n / 2 + r, j = col - n / 2 + r;
+        const bool inside = i >= 0 && i < f.size && j >= 0 && j < f.size;
+        EXPECT_EQ(y[delta.index(row, col)], inside ? static_cast<double>(f.at(i, j)) : 0.0) << row << ", " << col;
+      }
+    }
+  }
+}
+
+TEST(Reference, AConstantImageGivesTheSumInsideAndPartialSumsAtTheBorder) {
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size s : {Size{9, 23}, Size{40, 33}, Size{3, 4}}) {
+      SCOPED_TRACE(f.name + " " + text(s));
+      Image ones(s.width, s.height);
+      std::fill(ones.pixels.begin(), ones.pixels.end(), 1.0f);
+      const std::vector<double> y = fft_convolve::convolve_reference(ones, f);
+      for (int row = 0; row < s.height; ++row) {
+        for (int col = 0; col < s.width; ++col) {
+          const double expected = partial_sum(f, s.height, s.width, row, col);
+          EXPECT_NEAR(y[ones.index(row, col)], expected, 1e-12 * f.l1_norm());
+          const int r = f.radius();
+          if (row >= r && row < s.height - r && col >= r && col < s.width - r) {
+            EXPECT_NEAR(y[ones.index(row, col)], f.sum(), 1e-12 * f.l1_norm());  // inside: the whole sum
+          }
+        }
+      }
+    }
+  }
+  // The classic at a corner sees only its taps i, j <= 2 (-4 -1 0 / -1 2 3 / 0 3 4): 6.
+  Image ones(10, 10);
+  std::fill(ones.pixels.begin(), ones.pixels.end(), 1.0f);
+  EXPECT_EQ(fft_convolve::convolve_reference(ones, fft_convolve::classic_filter())[0], 6.0);
+}
+
+TEST(Reference, SameModeIsTheFullConvolutionsCentredWindow) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : filters_for_tests()) {
+    const Image image = random_image({11, 14}, seed);
+    const std::vector<double> full = fft_convolve::convolve_full_reference(image, f);
+    const std::vector<double> same = fft_convolve::convolve_reference(image, f);
+    const int r = f.radius(), fw = image.width + f.size - 1;
+    for (int row = 0; row < image.height; ++row) {
+      for (int col = 0; col < image.width; ++col) {
+        EXPECT_NEAR(same[image.index(row, col)], full[static_cast<std::size_t>((row + r) * fw + col + r)], 1e-12)
+            << f.name << " seed " << seed;
+      }
+    }
+  }
+}
+
+// ---- CPU methods against the reference ---------------------------------------------------------
+
+TEST(ConvolveCpu, DirectFloatMatchesTheReference) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(f.name + " " + text(s) + " threads " + std::to_string(threads) + " seed " + std::to_string(seed));
+        const Image image = random_image(s, seed);
+        const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+        std::vector<float> y(image.size());
+        course::poison(y);
+        fft_convolve::convolve_direct(image, f, y, threads);
+        const course::VerifyResult result = check(y, image, f, reference);
+        EXPECT_TRUE(result.passed) << result.summary();
+      }
+    }
+  }
+}
+
+TEST(ConvolveCpu, FftwMatchesTheReference) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(f.name + " " + text(s) + " threads " + std::to_string(threads) + " seed " + std::to_string(seed));
+        const Image image = random_image(s, seed);
+        const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+        fft_convolve::FftwConvolver fftw(image, f, threads, fft_convolve::FftwPlanner::estimate);
+        EXPECT_GE(fftw.shape().height, s.height + f.size - 1);
+        std::vector<float> y(image.size());
+        for (int run = 0; run < 2; ++run) {  // a second run from the same plans gives the same answer
+          course::poison(y);
+          fftw.run(y);
+          const course::VerifyResult result = check(y, image, f, reference);
+          EXPECT_TRUE(result.passed) << result.summary();
+          const course::VerifyResult border = fft_convolve::verify_border(
+              y, reference, s.height, s.width, f,
+              fft_convolve::convolution_tolerance(image, f, fftw.shape(), reference));
+          EXPECT_TRUE(border.passed) << border.summary();
+        }
+      }
+    }
+  }
+}
+
+TEST(ConvolveCpu, FftwMeasuredPlansGiveTheSameResult) {
+  const Image image = fft_convolve::test_image(96, 72, 3);
+  const Filter f = fft_convolve::classic_filter();
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  fft_convolve::FftwConvolver fftw(image, f, 2, fft_convolve::FftwPlanner::measure);
+  EXPECT_GE(fftw.plan_ms(), 0.0);
+  std::vector<float> y(image.size());
+  course::poison(y);
+  fftw.run(y);
+  const course::VerifyResult result = check(y, image, f, reference);
+  EXPECT_TRUE(result.passed) << result.summary();
+}
+
+TEST(ConvolveCpu, TheFftErrorStaysWellInsideTheBound) {
+  // The bound must hold with room to spare on data that makes the FFT work: full-range noise, a
+  // large, non-power-of-two padded size, the zero-sum classic filter and a wide Gaussian.
+  for (const Filter& f : {fft_convolve::classic_filter(), fft_convolve::gaussian_filter(31)}) {
+    const Image image = random_image({509, 383}, 11);
+    const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+    fft_convolve::FftwConvolver fftw(image, f, 2, fft_convolve::FftwPlanner::estimate);
+    std::vector<float> y(image.size());
+    fftw.run(y);
+    const course::Tolerance tolerance = fft_convolve::convolution_tolerance(image, f, fftw.shape(), reference);
+    const course::VerifyResult result = course::verify(std::span<const float>(y), std::span<const double>(reference), tolerance);
+    ASSERT_TRUE(result.passed) << result.summary();
+    EXPECT_LT(result.max_abs_error, tolerance.abs / 4) << f.name;
+    EXPECT_LT(result.rel_l2_error, tolerance.rel_l2 / 4) << f.name;
+  }
+}
+
+// ---- The naive FFT: exactly the circular wrap ---------------------------------------------------
+
+TEST(NaiveFft, IsTheCircularConvolutionAndTheWrappedLinearOne) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size s : {Size{15, 15}, Size{17, 23}, Size{40, 31}, Size{64, 64}}) {
+      if (f.size > s.height || f.size > s.width) continue;
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      const Image image = random_image(s, seed);
+      const std::vector<double> circular = fft_convolve::circular_reference(image, f);
+      const std::vector<double> wrapped =
+          fft_convolve::wrap_onto_image(fft_convolve::convolve_full_reference(image, f), s.height, s.width, f.size);
+      for (std::size_t i = 0; i < circular.size(); ++i) ASSERT_NEAR(circular[i], wrapped[i], 1e-10 * f.l1_norm());
+
+      std::vector<float> naive(image.size());
+      course::poison(naive);
+      fft_convolve::convolve_naive_c2c_fftw(image, f, naive);
+      const course::VerifyResult as_circular = check(naive, image, f, circular);
+      EXPECT_TRUE(as_circular.passed) << as_circular.summary();
+      // ... and against the linear, same-mode answer it fails, clearly.
+      const std::vector<double> linear = fft_convolve::convolve_reference(image, f);
+      const course::VerifyResult as_linear = check(naive, image, f, linear);
+      EXPECT_FALSE(as_linear.passed);
+      EXPECT_GT(as_linear.rel_l2_error, 0.1);
+    }
+  }
+}
+
+// ---- The verification can fail -----------------------------------------------------------------
+
+TEST(Verify, AWrongPixelANaNAndAnUnwrittenOutputFail) {
+  const Image image = random_image({40, 50}, 3);
+  const Filter f = fft_convolve::classic_filter();
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  std::vector<float> y(image.size());
+  fft_convolve::convolve_direct(image, f, y, 1);
+  ASSERT_TRUE(check(y, image, f, reference).passed);
+
+  const fft_convolve::PaddedShape shape = fft_convolve::linear_padding(40, 50, 5);
+  const course::Tolerance tolerance = fft_convolve::convolution_tolerance(image, f, shape, reference);
+  std::vector<float> wrong = y;
+  wrong[777] += static_cast<float>(3 * tolerance.abs);  // one pixel, a little beyond the bound
+  const course::VerifyResult one = check(wrong, image, f, reference);
+  EXPECT_FALSE(one.passed);
+  EXPECT_EQ(one.mismatches, 1u);
+  EXPECT_EQ(one.worst_index, 777u);
+
+  std::vector<float> nan = y;
+  nan[5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(check(nan, image, f, reference).passed);
+  std::vector<float> unwritten(image.size());
+  course::poison(unwritten);
+  EXPECT_FALSE(check(unwritten, image, f, reference).passed);
+}
+
+TEST(Verify, TheBorderIsCheckedOnItsOwn) {
+  const Image image = random_image({30, 20}, 4);
+  const Filter f = fft_convolve::box_filter(5);
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  EXPECT_EQ(fft_convolve::border_indices(30, 20, 5).size(), 30u * 20u - 26u * 16u);
+  EXPECT_TRUE(fft_convolve::border_indices(30, 20, 1).empty());
+  std::vector<float> y(image.size());
+  fft_convolve::convolve_direct(image, f, y, 1);
+  const course::Tolerance tolerance =
+      fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(30, 20, 5), reference);
+  EXPECT_TRUE(fft_convolve::verify_border(y, reference, 30, 20, f, tolerance).passed);
+  // A result that ignored the zero padding (the image repeated instead) differs only at the edge.
+  y[image.index(0, 7)] += 0.2f;
+  const course::VerifyResult border = fft_convolve::verify_border(y, reference, 30, 20, f, tolerance);
+  EXPECT_FALSE(border.passed);
+  EXPECT_EQ(border.mismatches, 1u);
+}
+
+TEST(Verify, TheBoundGrowsWithTheFilterAndTheFftSize) {
+  const fft_convolve::PaddedShape small{16, 16}, large{4116, 4116};
+  EXPECT_NEAR(fft_convolve::error_factor(1, small), fft_convolve::kFftErrorFactor * 8 * 0x1.0p-24, 1e-15);
+  EXPECT_GT(fft_convolve::error_factor(5, large), fft_convolve::error_factor(5, small));
+  EXPECT_NEAR(fft_convolve::error_factor(63, small), fft_convolve::gamma_bound(63 * 63), 1e-15);  // the direct sum dominates
+  EXPECT_DOUBLE_EQ(fft_convolve::gamma_bound(1), 0x1.0p-24 / (1 - 0x1.0p-24));
+}
+
+// ---- Exercise 2 (CPU): the solution is checked; the starter, as shipped, must fail ---------------
+
+TEST(Exercise, SeparableCpuSolutionMatches) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : {fft_convolve::gaussian_filter(7), fft_convolve::box_filter(3), fft_convolve::gaussian_filter(31),
+                          fft_convolve::parse_filter("1 2 -1\n2 4 -2\n3 6 -3", "rank 1, not symmetric")}) {
+    for (const Size& s : kSizes) {
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      ASSERT_TRUE(f.separable());
+      const Image image = random_image(s, seed);
+      const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+      std::vector<float> y(image.size());
+      course::poison(y);
+      fft_convolve::exercises::convolve_separable_solution(image, f, y, 2);
+      const course::VerifyResult result = check(y, image, f, reference);
+      EXPECT_TRUE(result.passed) << result.summary();
+    }
+  }
+}
+
+TEST(Exercise, SeparableCpuStarterAsShippedFails) {
+  const Image image = fft_convolve::test_image(64, 48, 1);
+  const Filter f = fft_convolve::gaussian_filter(7);
+  const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+  std::vector<float> y(image.size());
+  fft_convolve::exercises::convolve_separable_starter(image, f, y, 2);
+  EXPECT_FALSE(check(y, image, f, reference).passed) << "the starter passes as shipped: has it been solved?";
+}
+
+// ---- The docs quote the code in the tree ------------------------------------------------------------
+
+std::vector<std::string> read_lines(const fs::path& path) {
+  std::ifstream file(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every ```cpp block of docs/06_fft_convolve.md placed under "<!-- code: PATH -->" must appear,
+// line for line and contiguously, in PATH: a quote that no longer matches its source fails here.
+TEST(Docs, EveryQuotedBlockIsTheCodeInTheTree) {
+  const fs::path root = fs::path(__FILE__).parent_path().parent_path();
+  const std::vector<std::string> page = read_lines(root / "docs" / "06_fft_convolve.md");
+  ASSERT_FALSE(page.empty()) << "cannot read docs/06_fft_convolve.md";
+  const std::string marker = "<!-- code: ";
+  int quotes = 0;
+  for (std::size_t i = 0; i < page.size(); ++i) {
+    if (page[i].rfind(marker, 0) != 0) continue;
+    const std::string source = page[i].substr(marker.size(), page[i].find(" -->") - marker.size());
+    ASSERT_LT(i + 1, page.size());
+    ASSERT_EQ(page[i + 1], "```cpp") << "line " << i + 2 << ": a code marker not followed by a cpp block";
+    std::vector<std::string> block;
+    for (std::size_t j = i + 2; j < page.size() && page[j] != "```"; ++j) block.push_back(page[j]);
+    const std::vector<std::string> code = read_lines(root / source);
+    ASSERT_FALSE(code.empty()) << source;
+    bool found = false;
+    for (std::size_t start = 0; !found && start + block.size() <= code.size(); ++start) {
+      found = std::equal(block.begin(), block.end(), code.begin() + static_cast<std::ptrdiff_t>(start));
+    }
+    EXPECT_TRUE(found) << "docs/06_fft_convolve.md line " << i + 1 << ": the quote of " << source
+                       << " (" << block.size() << " lines from '" << (block.empty() ? "" : block.front())
+                       << "') is not in the file any more";
+    ++quotes;
+  }
+  EXPECT_GE(quotes, 5);
+}
+
+// ---- Kernel 05's callback compiles to LTO-IR without a GPU ----------------------------------------
+
+TEST(FftCallback, TheLoadCallbackCompilesToLtoIr) {
+  const std::vector<char> lto_ir = fft_convolve::product_callback_lto_ir(90);
+  EXPECT_GT(lto_ir.size(), 100u);
+  EXPECT_THROW(fft_convolve::product_callback_lto_ir(10), course::Error);  // no such target
+}
+
+// ---- GPU: every method of the registry, without naming one --------------------------------------
+
+struct GpuResult {
+  std::vector<float> output;
+  std::string unsupported;  // non-empty: the method said why it does not apply (nothing ran)
+};
+
+// Makes, sets up and runs one method (twice: the second run from a poisoned output must give the
+// same answer) on `image` and `filter`.
+GpuResult run_on_gpu(const std::function<std::unique_ptr<fft_convolve::GpuConvolver>(const fft_convolve::GpuProblem&)>& make,
+                     const Image& image, const Filter& filter, bool measure_padding = false) {
+  course::Stream stream;
+  course::DeviceBuffer<float> d_input(image.size(), "test image"), d_output(image.size(), "test result");
+  d_input.copy_from_host(image.pixels);
+  const fft_convolve::GpuProblem problem{image.width, image.height, &filter, &d_input, &d_output, nullptr, measure_padding};
+  const std::unique_ptr<fft_convolve::GpuConvolver> method = make(problem);
+  GpuResult result{std::vector<float>(image.size()), method->unsupported()};
+  if (!result.unsupported.empty()) return result;
+  method->setup(stream.get());
+  std::vector<float> first(image.size());
+  for (int run = 0; run < 2; ++run) {
+    d_output.poison();
+    CUDA_CHECK(cudaDeviceSynchronize());  // the poison and the input copy are in the legacy stream
+    method->run(stream.get());
+    stream.synchronize();
+    d_output.copy_to_host(run == 0 ? first : result.output);
+  }
+  EXPECT_EQ(first, result.output) << "two runs of the same method differ";
+  return result;
+}
+
+class GpuKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuKernels, MatchesTheReferenceAtAwkwardSizes) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto& kernel = fft_convolve::kernel(GetParam());
+  const std::uint64_t seed = course::fresh_seed();
+  int ran = 0;
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      const Image image = random_image(s, seed);
+      const GpuResult result = run_on_gpu(kernel.launch, image, f);
+      if (!result.unsupported.empty()) continue;  // checked in ...SaysWhyItDoesNotApply
+      ++ran;
+      const std::vector<double> linear = fft_convolve::convolve_reference(image, f);
+      if (kernel.traits.expected_to_fail) {
+        // The naive way: exactly the circular convolution, and wrong against the linear one.
+        const course::VerifyResult circular = check(result.output, image, f, fft_convolve::circular_reference(image, f));
+        EXPECT_TRUE(circular.passed) << circular.summary();
+        EXPECT_FALSE(check(result.output, image, f, linear).passed);
+      } else {
+        const course::VerifyResult whole = check(result.output, image, f, linear);
+        EXPECT_TRUE(whole.passed) << whole.summary();
+        const course::VerifyResult border = fft_convolve::verify_border(
+            result.output, linear, s.height, s.width, f,
+            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), linear));
+        EXPECT_TRUE(border.passed) << border.summary();
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "the method applied to none of the test problems";
+}
+
+TEST_P(GpuKernels, SaysWhyItDoesNotApply) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto& kernel = fft_convolve::kernel(GetParam());
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      const Image image = random_image(s, 1);
+      const GpuResult result = run_on_gpu(kernel.launch, image, f);
+      if (result.unsupported.empty()) continue;
+      // Only for the documented reasons: no padding room, not separable, too large, nothing to show.
+      const bool known = result.unsupported.find("does not fit") != std::string::npos ||
+                         result.unsupported.find("not separable") != std::string::npos ||
+                         result.unsupported.find("larger than") != std::string::npos ||
+                         result.unsupported.find("1 x 1") != std::string::npos;
+      EXPECT_TRUE(known) << kernel.name << ": " << result.unsupported;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuKernels, ::testing::ValuesIn(course::kernel_names(fft_convolve::kernels())),
+                         course::testing::ParamName());
+
+TEST(Registry, HasOneHeadlineAndOneTeachingRow) {
+  int headlines = 0, expected_failures = 0;
+  for (const auto& kernel : fft_convolve::kernels()) {
+    headlines += kernel.traits.headline ? 1 : 0;
+    expected_failures += kernel.traits.expected_to_fail ? 1 : 0;
+  }
+  EXPECT_EQ(headlines, 1);
+  EXPECT_EQ(expected_failures, 1);
+}
+
+TEST(GpuMethods, ConstantMemoryFiltersDoNotLeakBetweenMethods) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  // Two direct methods with different filters, set up one after the other, then run in turn:
+  // each must find its own taps in constant memory.
+  const Image image = random_image({45, 61}, 2);
+  const Filter a = fft_convolve::classic_filter(), b = fft_convolve::gaussian_filter(9);
+  course::Stream stream;
+  course::DeviceBuffer<float> d_input(image.size()), d_a(image.size()), d_b(image.size());
+  d_input.copy_from_host(image.pixels);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (const auto& kernel : fft_convolve::kernels()) {
+    if (kernel.traits.expected_to_fail) continue;
+    auto first = kernel.launch({image.width, image.height, &a, &d_input, &d_a, nullptr, false});
+    auto second = kernel.launch({image.width, image.height, &b, &d_input, &d_b, nullptr, false});
+    if (!first->unsupported().empty() || !second->unsupported().empty()) continue;
+    first->setup(stream.get());
+    second->setup(stream.get());
+    first->run(stream.get());
+    second->run(stream.get());
+    first->run(stream.get());
+    stream.synchronize();
+    std::vector<float> ya(image.size()), yb(image.size());
+    d_a.copy_to_host(ya);
+    d_b.copy_to_host(yb);
+    EXPECT_TRUE(check(ya, image, a, fft_convolve::convolve_reference(image, a)).passed) << kernel.name;
+    EXPECT_TRUE(check(yb, image, b, fft_convolve::convolve_reference(image, b)).passed) << kernel.name;
+  }
+}
+
+TEST(GpuMethods, MeasuredPaddingPicksACandidateAndStillMatches) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  course::Stream stream;
+  const fft_convolve::gpu::PaddingChoice choice = fft_convolve::gpu::choose_padding(300, 200, 7, stream.get(), 2);
+  EXPECT_GT(choice.pair_ms, 0.0);
+  bool candidate = false;
+  for (const auto& shape : fft_convolve::padding_candidates(300, 200, 7, 3)) {
+    candidate = candidate || (shape.height == choice.shape.height && shape.width == choice.shape.width);
+  }
+  EXPECT_TRUE(candidate) << choice.shape.text();
+  EXPECT_GT(fft_convolve::gpu::time_fft_pair(choice.shape, stream.get(), 3), 0.0);
+  const Image image = fft_convolve::test_image(200, 300, 4);
+  const Filter f = fft_convolve::gaussian_filter(7);
+  const GpuResult result = run_on_gpu(fft_convolve::kernel("fft_r2c").launch, image, f, true);
+  EXPECT_TRUE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed);
+}
+
+// ---- Exercise 1 (GPU): the solution is checked; the starter, as shipped, must fail ---------------
+
+TEST(GpuExercise, FixedNaiveSolutionMatches) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Filter& f : filters_for_tests()) {
+    for (const Size& s : kSizes) {
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      const Image image = random_image(s, seed);
+      const GpuResult result = run_on_gpu(fft_convolve::exercises::make_fixed_naive_solution, image, f);
+      const course::VerifyResult whole = check(result.output, image, f, fft_convolve::convolve_reference(image, f));
+      EXPECT_TRUE(whole.passed) << whole.summary();
+    }
+  }
+}
+
+TEST(GpuExercise, FixedNaiveStarterAsShippedFails) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const Image image = fft_convolve::test_image(64, 48, 1);
+  const Filter f = fft_convolve::classic_filter();
+  const GpuResult result = run_on_gpu(fft_convolve::exercises::make_fixed_naive_starter, image, f);
+  EXPECT_FALSE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed)
+      << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace
