@@ -107,7 +107,7 @@ void add_options(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--image", o.image_path,
                  "write the escape counts as an image: NAME.png (colour), NAME.pgm (grey) or NAME.ppm (colour)");
-  app.add_flag("--gray", o.gray, "a .png image in grey levels (for plot_mandelbrot.py), not the colour map");
+  app.add_flag("--gray", o.gray, "a .png image in grey levels (for draw_counts.py), not the colour map");
   app.add_flag("--skip-serial", o.skip_serial, "skip the one-thread CPU rows (minutes on large images)");
 }
 

@@ -186,7 +186,7 @@ struct ShadeRange {
 };
 ShadeRange shade_range(std::span<const std::uint32_t> counts, int max_iters);
 course::Image shade(std::span<const std::uint32_t> counts, int width, int height, int max_iters);
-// The header comment that tells plot_mandelbrot.py where the image sits in the complex plane
+// The header comment that tells draw_counts.py where the image sits in the complex plane
 // and which counts its grey levels stand for.
 std::string image_comment(const View& view, int max_iters, course::Precision precision, ShadeRange range,
                           const std::string& source);
