@@ -4,6 +4,7 @@
 //   01_vector_exp                        10,000,000 elements (the default), every kernel
 //   01_vector_exp -l 67108864            2^26 elements: 512 MiB of traffic, far beyond the L2 cache
 //   01_vector_exp --kernel grid_stride   one kernel of the progression (kernels/registry.inc)
+// Beside the kernels, the same exp through Thrust and CUB (library.cu): the "vs lib" column.
 // The harness (course/harness.hpp) verifies, times and reports every row declared here.
 #include <algorithm>
 #include <cstdio>
@@ -77,6 +78,19 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
   });
 }
 
+// The same work through the libraries a C++ programmer would call instead (library.cu), held
+// against the same copy and the same 2 ulp; the "vs lib" column is each kernel over Thrust's row.
+void add_library_rows(course::Lesson& lesson, Data& d) {
+  const course::Tolerance expf_ulp = course::Tolerance::ulps(vector_exp::kDefaultUlp);
+  auto row = [&](std::string name, Role role, void (*call)(const float*, float*, std::size_t, cudaStream_t)) {
+    lesson.add({.name = std::move(name), .target = Target::gpu, .role = role, .work = d.bytes, .ceiling = "d2d_copy",
+                .run = [&d, call](cudaStream_t s) { call(d.d_x.data(), d.d_y.data(), d.x.size(), s); },
+                .check = course::check_device<float>(d.d_y, d.y, d.reference, expf_ulp)});
+  };
+  row("GPU library: thrust::transform, expf", Role::gpu_library, vector_exp::thrust_exp);
+  row("GPU library: cub::DeviceTransform, expf", Role::detail, vector_exp::cub_exp);
+}
+
 // The headline without the L2 flush, the copies alone, and end to end: what a program that
 // starts and ends with host data waits for. The copies use ordinary (pageable) host memory;
 // lesson 03 shows pinned memory and overlapping copies.
@@ -132,6 +146,7 @@ int run(int argc, char** argv) {
   });
   lesson.add_device_copy_ceiling(d.bytes, /*also_warm_l2=*/options.flush_l2);
   add_kernel_rows(lesson, d, selected);
+  add_library_rows(lesson, d);
   add_transfer_rows(lesson, d);
 
   lesson.run_variants();

@@ -58,6 +58,11 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
+// The same y[i] = expf(x[i]) through the GPU libraries (library.cu), the rows the kernels are
+// compared with: thrust::transform and cub::DeviceTransform::Transform, in `stream`, checked.
+void thrust_exp(const float* x, float* y, std::size_t n, cudaStream_t stream);
+void cub_exp(const float* x, float* y, std::size_t n, cudaStream_t stream);
+
 // The accuracy a kernel promises, read from its registry line (.max_ulp, .ulp_per_abs_input;
 // CUDA Programming Guide, mathematical functions appendix): expf at most 2 ulp, the default for
 // a line that says nothing; __expf (fast_expf) at most 2 + floor(|1.173 x|) ulp, so it depends

@@ -77,6 +77,12 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
+// ---- GPU libraries: the rows the kernels are compared with (library.cu) ----------------------
+// c[i] = a[i] + b[i] through thrust::transform (thrust::plus) and cub::DeviceTransform::Transform
+// (two inputs), in `stream`, checked (course::ApiError on failure). n = 0 launches nothing.
+void thrust_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream);
+void cub_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream);
+
 // A grid's x dimension holds at most 2^31 - 1 blocks: one thread per element stops there.
 inline constexpr long long kMaxGridBlocks = 2147483647;
 

@@ -6,6 +6,7 @@
 //   02_elementwise_add -l 67108864          2^26 elements: 768 MiB of traffic, far beyond the L2 cache
 //   02_elementwise_add --kernel add_float4  one kernel of the progression (kernels/registry.inc)
 //   02_elementwise_add --sweep launch       add_grid_stride at every block size and grid size, with occupancy
+// Beside the kernels, the same add through Thrust and CUB (library.cu): the "vs lib" column.
 // The harness (course/harness.hpp) verifies, times and reports every row and sweep point declared
 // here; part 1 (the PyCUDA demo) and part 2 (the block-size limit) are in demos.cpp.
 #include <algorithm>
@@ -68,6 +69,19 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
                  (headline ? ", " + std::to_string(config->ilp) + " float4 of a and of b loaded per thread at once" : "");
         }};
   });
+}
+
+// The same add through the libraries a C++ programmer would call instead (library.cu), held
+// against the same copy, exact like the kernels; the "vs lib" column is each kernel over Thrust's.
+void add_library_rows(course::Lesson& lesson, Data& d) {
+  auto row = [&](std::string name, course::Role role, auto call) {
+    lesson.add({.name = std::move(name), .target = course::Target::gpu, .role = role, .work = d.bytes,
+                .ceiling = "d2d_copy",
+                .run = [&d, call](cudaStream_t s) { call(d.d_a.data(), d.d_b.data(), d.d_c.data(), d.a.size(), s); },
+                .check = course::check_device<float>(d.d_c, d.c, d.reference, course::Tolerance::exact())});
+  };
+  row("GPU library: thrust::transform, thrust::plus", course::Role::gpu_library, elementwise_add::thrust_add);
+  row("GPU library: cub::DeviceTransform, a + b", course::Role::detail, elementwise_add::cub_add);
 }
 
 // End to end: what a program that starts and ends with host data waits for. The copies, in order,
@@ -135,6 +149,7 @@ int run(int argc, char** argv) {
   lesson.add_device_copy_ceiling(d.bytes);
   elementwise_add::add_part1(lesson, options.seed);
   add_kernel_rows(lesson, d, selected);
+  add_library_rows(lesson, d);
   add_end_to_end(lesson, d);
   lesson.add_sweep(elementwise_add::launch_sweep(lesson, {d.d_a, d.d_b, d.d_c, d.c, d.reference}));
 

@@ -137,6 +137,19 @@ void run_pipelined(PinnedArrays& host, DeviceArrays& device, const Transform& tr
   });
 }
 
+void run_copies_only(PinnedArrays& host, DeviceArrays& device, std::span<const Chunk> chunks,
+                     std::span<const course::Stream> streams) {
+  require_streams_and_chunks(host, device, chunks, streams.size());
+  issue_then_wait(streams, [&] {
+    for (std::size_t i = 0; i < chunks.size(); ++i) {  // the order of run_pipelined, less the kernel
+      const cudaStream_t stream = streams[i % streams.size()].get();
+      const std::size_t offset = chunks[i].offset, bytes = chunks[i].count * sizeof(float);
+      CUDA_CHECK(cudaMemcpyAsync(device.x.data() + offset, host.x.data() + offset, bytes, cudaMemcpyHostToDevice, stream));
+      CUDA_CHECK(cudaMemcpyAsync(host.y.data() + offset, device.x.data() + offset, bytes, cudaMemcpyDeviceToHost, stream));
+    }
+  });
+}
+
 StageTimes measure_stages(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
                           std::span<const Chunk> chunks, cudaStream_t stream, const course::RepeatOptions& repeat) {
   require_streams_and_chunks(host, device, chunks, 1);

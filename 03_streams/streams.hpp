@@ -140,6 +140,12 @@ void run_one_stream(PinnedArrays& host, DeviceArrays& device, const Transform& t
 void run_pipelined(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
                    std::span<const Chunk> chunks, std::span<const course::Stream> streams);
 
+// The copy engines' bound for (c): the same chunks over the same streams with cudaMemcpyAsync
+// only, no kernel. Chunk i of host.x goes to device.x and straight back into host.y, so host.y
+// equals host.x when it returns. No pipeline with a kernel between the copies can beat it.
+void run_copies_only(PinnedArrays& host, DeviceArrays& device, std::span<const Chunk> chunks,
+                     std::span<const course::Stream> streams);
+
 enum class Stage { h2d, kernel, d2h };
 inline constexpr Stage kStages[] = {Stage::h2d, Stage::kernel, Stage::d2h};
 const char* stage_name(Stage stage);  // "h2d", "kernel", "d2h": the names in the JSON

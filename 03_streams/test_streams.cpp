@@ -280,6 +280,7 @@ TEST(StreamsPipeline, BadArgumentsAreRejectedBeforeTheGpuIsTouched) {
   const streams::Transform transform{1};
   EXPECT_THROW(streams::run_pipelined(host, device, transform, {}, {}), std::invalid_argument);  // no streams
   EXPECT_THROW(streams::exercises::run_three_queues_solution(host, device, transform, {}, {}), std::invalid_argument);
+  EXPECT_THROW(streams::run_copies_only(host, device, {}, {}), std::invalid_argument);  // no streams
 }
 
 TEST(StreamsRegistry, NamesAreUniqueAndSelectable) {
@@ -408,6 +409,30 @@ TEST_P(GpuStreamsKernels, EveryVariantMatchesCpuExactly) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuStreamsKernels, ::testing::ValuesIn(course::kernel_names(streams::kernels())),
                          course::testing::ParamName());
+
+// The copy-engine baseline: the chunks of (c) with cudaMemcpyAsync only bring x back bit for bit;
+// a chunk left out stays poisoned, so the check that guards the row can fail.
+TEST(GpuStreamsVariants, CopiesOnlyBringXBackBitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  for (const PipelineCase& c : kCases) {
+    SCOPED_TRACE("n = " + std::to_string(c.n) + ", " + std::to_string(c.chunks) + " chunks, " +
+                 std::to_string(c.streams) + " streams, seed = " + std::to_string(seed));
+    GpuSetup setup(c.n, c.streams, 0, seed);
+    setup.poison_outputs();
+    streams::run_copies_only(setup.host, setup.device, streams::split_chunks(c.n, c.chunks), setup.queues);
+    expect_exact(setup.host.y.span(), setup.x, "copies only");
+  }
+  GpuSetup setup(100003, 3, 0, seed);
+  std::vector<Chunk> chunks = streams::split_chunks(100003, 7);
+  const Chunk skipped = chunks[2];
+  chunks.erase(chunks.begin() + 2);
+  setup.poison_outputs();
+  streams::run_copies_only(setup.host, setup.device, chunks, setup.queues);
+  const auto check = course::verify(setup.host.y.span(), setup.x, course::Tolerance::exact());
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.nan_count, skipped.count);
+}
 
 TEST(GpuStreamsVariants, RepeatedRunsOnTheSameStreamsStayCorrect) {
   COURSE_REQUIRE_GPU_OR_SKIP();

@@ -46,6 +46,22 @@ void add_copy_rows(course::Lesson& lesson, TableData& d) {
   add(kPageableOut, "pinned_d2h", false, [&](cudaStream_t) { d.device->y.copy_to_host(d.y); });
 }
 
+// The copy-engine baseline (role gpu_library, the "vs lib" column): (c)'s chunks and streams with
+// cudaMemcpyAsync only. y comes back equal to x, bit for bit; (c) can at best match its time.
+void add_copies_only(course::Lesson& lesson, TableData& d, const std::vector<Chunk>& chunks, std::size_t stream_count) {
+  const std::string pipeline = chunked_row_name('c', chunks.size(), stream_count);  // "GPU (c) pinned, 16 chunks ..."
+  course::Variant v = d.gpu_row("GPU copies only, no kernel: " + pipeline.substr(pipeline.find("pinned")), true,
+                                [&d, chunks](cudaStream_t) { run_copies_only(*d.host, *d.device, chunks, *d.streams); });
+  v.role = course::Role::gpu_library;
+  v.check = {[&d] { course::poison(d.host->y.span()); },
+             [&d] {
+               return course::verify(std::span<const float>(d.host->y.span()), std::span<const float>(d.x),
+                                     course::Tolerance::exact());
+             }};
+  v.note = "cudaMemcpyAsync alone, no kernel: the copy engines' bound for (c)";
+  lesson.add(std::move(v));
+}
+
 PipelineRows add_variants(course::Lesson& lesson, TableData& d, const std::vector<Chunk>& chunks,
                           std::size_t stream_count, Timeline& timeline) {
   const PipelineRows rows{"GPU (a) pageable, cudaMemcpy, default stream", "GPU (b) pinned, 1 stream",
@@ -71,6 +87,7 @@ PipelineRows add_variants(course::Lesson& lesson, TableData& d, const std::vecto
                 .skip = "no chunk count in (" + std::to_string(chunks.size()) + ", " + std::to_string(n) +
                         "] leaves a remainder for " + course::format_count(n) + (n == 1 ? " element" : " elements")});
   }
+  add_copies_only(lesson, d, chunks, stream_count);
   // Verified like every run, timed once on the host's clock like (c): the events cost a little.
   course::Variant t = d.gpu_row(rows.pipelined + ", timeline run", true, [&d, &timeline, chunks](cudaStream_t) {
     timeline = record_timeline(*d.host, *d.device, d.transform, chunks, *d.streams);

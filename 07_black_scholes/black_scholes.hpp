@@ -221,4 +221,9 @@ inline std::vector<course::KernelEntry<Launcher>> restrict_precisions(
 
 inline constexpr int kDefaultBlock = 256;  // threads per block when args.block_size is 0
 
+// The same pricing through Thrust (library.cu), the row the kernels are compared with: a
+// transform over zip iterators, (S, X, T) in and (call, put) out, the headline's formula.
+template <class T>
+void thrust_price(const PricingArgs<T>& args, cudaStream_t stream);
+
 }  // namespace black_scholes

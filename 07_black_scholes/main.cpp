@@ -112,6 +112,16 @@ course::Variant gpu_row(course::Lesson& lesson, PrecisionRun<T>& run, const cour
           .repeat = s.repeat(lesson.options().gpu_repeat())};
 }
 
+// The same pricing through Thrust (library.cu): the headline's formula, held against the same copy
+// and the same bound as the accurate kernels; the "vs lib" column is each kernel over it.
+template <class T>
+void add_library_row(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s) {
+  lesson.add({.name = "GPU library: thrust::transform over zip iterators", .target = Target::gpu,
+              .role = Role::gpu_library, .group = run.group(), .work = run.bytes(), .ceiling = "d2d_copy",
+              .run = [&run](cudaStream_t stream) { thrust_price<T>(run.device_args(0), stream); },
+              .checks = run.device_checks(kAccurateFactor), .repeat = s.repeat(lesson.options().gpu_repeat())});
+}
+
 // End to end, as the classic timed its GPU: copy the inputs in, price, copy the prices out
 // (ordinary pageable host memory; lesson 03 shows pinned memory and overlap).
 template <class T>
@@ -169,6 +179,8 @@ int run(int argc, char** argv) {
     return precision == course::Precision::fp32 ? gpu_row(lesson, *single, kernel, s)
                                                 : gpu_row(lesson, *twice, kernel, s);
   });
+  if (single) add_library_row(lesson, *single, s);
+  if (twice) add_library_row(lesson, *twice, s);
   if (single) add_end_to_end(lesson, *single, s);
   if (twice) add_end_to_end(lesson, *twice, s);
 

@@ -693,6 +693,33 @@ TEST_P(GpuBlackScholesKernels, AnyBlockSizeAndMisalignedArrays) {
 INSTANTIATE_TEST_SUITE_P(Registry, GpuBlackScholesKernels, ::testing::ValuesIn(course::kernel_names(kernels())),
                          course::testing::ParamName());
 
+// The library row (library.cu): Thrust over zip iterators, held to the accurate kernels' factor at
+// the awkward counts (none, one, around the vector and block boundaries) and on arrays that are
+// not 16-byte aligned; run_on_gpu also fails any write outside the options.
+template <class T>
+void check_thrust_price() {
+  const Market market;
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : kCounts) {
+    SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") + ", n = " + std::to_string(n) +
+                 ", seed = " + std::to_string(seed));
+    const auto options = random_options<T>(n, seed);
+    EXPECT_EQ(failures(options, market, run_on_gpu<T>(&thrust_price<T>, options, market), kAccurateFactor), "");
+  }
+  const auto options = random_options<T>(100003, seed);
+  for (std::size_t offset : {1, 3}) {
+    SCOPED_TRACE("arrays offset by " + std::to_string(offset) + " elements");
+    EXPECT_EQ(failures(options, market, run_on_gpu<T>(&thrust_price<T>, options, market, 0, offset), kAccurateFactor),
+              "");
+  }
+}
+
+TEST(GpuBlackScholesLibrary, ThrustMatchesTheReferenceAtAwkwardCounts) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  check_thrust_price<float>();
+  check_thrust_price<double>();
+}
+
 TEST(GpuBlackScholes, AShortLaunchLeavesPoisonThatFails) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const Market market;

@@ -230,6 +230,14 @@ const Row* Report::find_role(Role role, const std::string& group) const {
   return nullptr;
 }
 
+std::optional<double> Report::vs_library(const Row& row) const {
+  const Row* library = find_role(Role::gpu_library, row.group);
+  if (!library || &row == library || row.target != Target::gpu || row.work <= 0) return std::nullopt;
+  if (row.ceiling != library->ceiling || row.work != library->work) return std::nullopt;
+  if (row.unit_or(unit_).name != library->unit_or(unit_).name) return std::nullopt;
+  return speedup(library, row);
+}
+
 std::vector<std::string> Report::groups() const {
   std::vector<std::string> names;
   for (const Row& row : rows_) {
@@ -284,19 +292,22 @@ void Report::print_header(std::ostream& out) const {
 void Report::print(std::ostream& out) const {
   print_header(out);
   std::size_t width = 8;
-  bool setup_column = false;
+  bool setup_column = false, library_column = false;
   for (const Row& row : rows_) {
     width = std::max(width, row.variant.size());
     setup_column = setup_column || row.setup_ms.has_value();
+    library_column = library_column || vs_library(row).has_value();
   }
   out << "\n  " << std::left << std::setw(static_cast<int>(width)) << "variant" << std::right << std::setw(11)
       << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms";
   if (setup_column) out << std::setw(10) << "setup ms";
   out << std::setw(18) << "throughput" << std::setw(9) << "of ceil" << std::setw(10) << "vs 1 CPU" << std::setw(10)
-      << "vs CPUs" << "  check\n";
+      << "vs CPUs";
+  if (library_column) out << std::setw(9) << "vs lib";
+  out << "  check\n";
   for (const std::string& group : groups()) {
     if (grouped()) out << "  [" << (group.empty() ? "other rows" : group) << "]\n";
-    print_rows(out, group, width, setup_column);
+    print_rows(out, group, width, {.setup = setup_column, .library = library_column});
   }
   if (grouped()) {
     for (const std::string& group : groups()) {
@@ -306,8 +317,10 @@ void Report::print(std::ostream& out) const {
         const auto value = speedup(find_role(role, group), *kernel);
         return value ? format_speedup(*value) : std::string("-");
       };
+      const auto library = vs_library(*kernel);
       out << "  headline [" << group << "]: " << kernel->variant << ": " << ratio(Role::cpu_serial) << " vs 1 CPU, "
-          << ratio(Role::cpu_parallel) << " vs CPUs\n";
+          << ratio(Role::cpu_parallel) << " vs CPUs"
+          << (library ? ", " + format_speedup(*library) + " vs library" : std::string()) << "\n";
     }
   }
   for (const SweepResult& sweep : sweeps_) print_sweep(out, sweep);
@@ -329,7 +342,8 @@ void Report::print(std::ostream& out) const {
   out << "\n";
 }
 
-void Report::print_rows(std::ostream& out, const std::string& group, std::size_t width, bool setup_column) const {
+void Report::print_rows(std::ostream& out, const std::string& group, std::size_t width, OptionalColumns columns) const {
+  const bool setup_column = columns.setup;
   const Row* serial = find_role(Role::cpu_serial, group);
   const Row* parallel = find_role(Role::cpu_parallel, group);
   for (const Row& row : rows_) {
@@ -342,8 +356,9 @@ void Report::print_rows(std::ostream& out, const std::string& group, std::size_t
     if (!row.time) {  // a check without a timing
       out << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10) << "-";
       if (setup_column) out << std::setw(10) << (row.setup_ms ? format_ms(*row.setup_ms) : "-");
-      out << std::setw(18) << "-" << std::setw(9) << "-" << std::setw(10) << "-" << std::setw(10) << "-" << "  "
-          << check_cell(row) << "\n";
+      out << std::setw(18) << "-" << std::setw(9) << "-" << std::setw(10) << "-" << std::setw(10) << "-";
+      if (columns.library) out << std::setw(9) << "-";
+      out << "  " << check_cell(row) << "\n";
       continue;
     }
     out << std::setw(11) << format_ms(row.time->median_ms) << std::setw(10) << format_ms(row.time->min_ms)
@@ -358,6 +373,10 @@ void Report::print_rows(std::ostream& out, const std::string& group, std::size_t
     const auto vs_serial = speedup(serial, row), vs_parallel = speedup(parallel, row);
     out << std::setw(10) << (vs_serial ? format_speedup(*vs_serial) : "-");
     out << std::setw(10) << (vs_parallel ? format_speedup(*vs_parallel) : "-");
+    if (columns.library) {
+      const auto vs_lib = vs_library(row);
+      out << std::setw(9) << (vs_lib ? format_speedup(*vs_lib) : "-");
+    }
     out << "  " << check_cell(row) << "\n";
   }
 }
@@ -462,6 +481,7 @@ nlohmann::json Report::row_json(const Row& row) const {
       optional_number(throughput && ceiling ? std::optional<double>(*throughput / ceiling->value) : std::nullopt);
   item["speedup_vs_cpu_serial"] = optional_number(speedup(serial, row));
   item["speedup_vs_cpu_parallel"] = optional_number(speedup(parallel, row));
+  item["vs_library"] = optional_number(vs_library(row));
   item["verification"] = row.check ? verification_json(*row.check) : json(nullptr);
   item["outputs"] = outputs_json(row);
   item["expected_to_fail"] = row.expected_to_fail;
@@ -494,6 +514,7 @@ nlohmann::json Report::summary_json(const std::string& group) const {
       {"gpu_end_to_end_ms", median(end_to_end)},
       {"gpu_library_variant", library ? json(library->variant) : json(nullptr)},
       {"gpu_library_ms", median(library)},
+      {"kernel_vs_library", kernel ? optional_number(vs_library(*kernel)) : json(nullptr)},
       {"kernel_speedup_vs_cpu_serial", kernel ? optional_number(speedup(serial, *kernel)) : json(nullptr)},
       {"kernel_speedup_vs_cpu_parallel", kernel ? optional_number(speedup(parallel, *kernel)) : json(nullptr)},
       {"end_to_end_speedup_vs_cpu_parallel", end_to_end ? optional_number(speedup(parallel, *end_to_end)) : json(nullptr)},

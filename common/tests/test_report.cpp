@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "course/errors.hpp"
@@ -132,6 +133,68 @@ TEST(Report, ACheckWithoutTimingJoinsTheVerdict) {
 TEST(Report, OneRowPerRole) {
   course::Report report = make_report(false);
   EXPECT_THROW(report.add({"again", course::Target::cpu, course::Role::cpu_serial}), std::logic_error);
+}
+
+// A library row (Role::gpu_library): every GPU row doing the same work against the same ceiling
+// gets its ratio to it, in the table ("vs lib"), the row's JSON and the summary; others do not.
+TEST(Report, KernelsAreComparedWithTheLibraryRow) {
+  course::Report report = make_report(false);  // GPU kernel: 8e6 bytes in 4 us
+  course::Row library{"GPU library", course::Target::gpu, course::Role::gpu_library};
+  library.time = course::TimingStats::from_samples({0.005});
+  library.work = 8e6;
+  library.ceiling = "d2d_copy";
+  library.check = passed_check();
+  report.add(library);
+  course::Row other_work{"GPU copy half", course::Target::gpu};  // different work: no ratio
+  other_work.time = course::TimingStats::from_samples({0.002});
+  other_work.work = 4e6;
+  other_work.ceiling = "d2d_copy";
+  report.add(other_work);
+
+  const json j = report.to_json();
+  EXPECT_DOUBLE_EQ(j["rows"][2]["vs_library"].get<double>(), 1.25);  // the kernel is 1.25x the library
+  EXPECT_TRUE(j["rows"][0]["vs_library"].is_null());                 // a CPU row
+  EXPECT_TRUE(j["rows"][3]["vs_library"].is_null());                 // skipped
+  EXPECT_TRUE(j["rows"][4]["vs_library"].is_null());                 // the library row itself
+  EXPECT_TRUE(j["rows"][5]["vs_library"].is_null());                 // other work
+  EXPECT_DOUBLE_EQ(j["summary"]["kernel_vs_library"].get<double>(), 1.25);
+  EXPECT_EQ(j["summary"]["gpu_library_variant"], "GPU library");
+  std::ostringstream text;
+  report.print(text);
+  EXPECT_NE(text.str().find("vs lib"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("1.25x"), std::string::npos) << text.str();
+
+  std::ostringstream without;  // no library row: no column
+  make_report(false).print(without);
+  EXPECT_EQ(without.str().find("vs lib"), std::string::npos) << without.str();
+  EXPECT_TRUE(make_report(false).to_json()["summary"]["kernel_vs_library"].is_null());
+}
+
+// In a grouped table the headline line quotes the ratio too, taken within the group.
+TEST(Report, GroupedHeadlineQuotesTheLibraryOfItsGroup) {
+  course::Report report(test_cli(), "prices", {"GB/s", 1e9, "bytes"});
+  report.add_ceiling({"d2d_copy", "a copy", 2000.0, "GB/s"});
+  for (const std::string group : {"FP32", "FP64"}) {
+    const double kernel_ms = group == "FP32" ? 0.004 : 0.010;
+    for (const auto& [name, role, ms] : {std::tuple{"GPU kernel", course::Role::gpu_kernel, kernel_ms},
+                                         std::tuple{"GPU library", course::Role::gpu_library, 0.008}}) {
+      course::Row row{std::string(name), course::Target::gpu, role};
+      row.group = group;
+      row.time = course::TimingStats::from_samples({ms});
+      row.work = 8e6;
+      row.ceiling = "d2d_copy";
+      report.add(row);
+    }
+  }
+  const json j = report.to_json();
+  EXPECT_DOUBLE_EQ(j["summary"]["groups"][0]["kernel_vs_library"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["summary"]["groups"][1]["kernel_vs_library"].get<double>(), 0.8);
+  std::ostringstream text;
+  report.print(text);
+  EXPECT_NE(text.str().find("headline [FP32]: GPU kernel: - vs 1 CPU, - vs CPUs, 2.00x vs library"), std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("headline [FP64]: GPU kernel: - vs 1 CPU, - vs CPUs, 0.80x vs library"), std::string::npos)
+      << text.str();
 }
 
 TEST(Report, WrittenJsonParsesAndHoldsEveryRequiredField) {

@@ -145,6 +145,11 @@ class Report {
   const ThroughputUnit& unit() const { return unit_; }
   const Row* find_role(Role role) const;  // in any group: the first row with that role
   const Row* find_role(Role role, const std::string& group) const;
+  // How a GPU row compares with its group's library row (Role::gpu_library): the library's
+  // median over the row's (above 1: the row is faster). Only for a timed row doing the same
+  // work in the same unit, held against the same ceiling (or none, like it) as a timed library
+  // row; none otherwise.
+  std::optional<double> vs_library(const Row& row) const;
   bool all_checks_passed() const;        // no row and no sweep point came out other than expected
   std::vector<std::string> failures() const;  // what did: "GPU x (put)", "sweep launch: 64, 1 block per SM"
   int exit_code() const;                 // kExitOk or kExitVerificationFailed
@@ -170,7 +175,11 @@ class Report {
   nlohmann::json extra_ = nlohmann::json::object();
 
   bool grouped() const;  // the rows have named groups: print them under their names
-  void print_rows(std::ostream& out, const std::string& group, std::size_t width, bool setup_column) const;
+  struct OptionalColumns {
+    bool setup = false;    // "setup ms": some row has a setup step
+    bool library = false;  // "vs lib": some row has a library row to compare with
+  };
+  void print_rows(std::ostream& out, const std::string& group, std::size_t width, OptionalColumns columns) const;
   void print_sweep(std::ostream& out, const SweepResult& sweep) const;
   void print_checks(std::ostream& out) const;
   nlohmann::json summary_json(const std::string& group) const;
