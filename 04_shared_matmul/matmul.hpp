@@ -38,6 +38,16 @@ inline double matmul_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
 }
 
+// A product's shape, as main, the sweep, the tuning benchmark and the tests take it.
+struct Shape {
+  int m = 0, n = 0, k = 0;
+  std::size_t a_count() const { return static_cast<std::size_t>(m) * static_cast<std::size_t>(k); }
+  std::size_t b_count() const { return static_cast<std::size_t>(k) * static_cast<std::size_t>(n); }
+  std::size_t c_count() const { return static_cast<std::size_t>(m) * static_cast<std::size_t>(n); }
+  double flops() const { return matmul_flops(m, n, k); }
+  std::string text() const { return std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k); }
+};
+
 // ---- GPU: the registry ---------------------------------------------------------------------
 // One declaration per line of kernels/registry.inc: void launch_naive(const MatmulArgs&, cudaStream_t); ...
 // Each launcher enqueues its kernel in `stream` and checks the launch (course::ApiError on failure).

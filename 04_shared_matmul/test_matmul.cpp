@@ -31,9 +31,7 @@
 
 namespace {
 
-struct Shape {
-  int m, n, k;
-};
+using matmul::Shape;
 
 // 1, primes, one below and above the tile sizes (8, 16, 32, 64, 128), non-square, K not a
 // multiple of 4 (no float4 path) and K a multiple of 4 with M, N odd (float4 with edge tiles).
@@ -283,6 +281,18 @@ TEST(MatmulRegistry, NamesAreUniqueAndSelectable) {
   EXPECT_EQ(course::select_kernels(matmul::kernels(), {"all"}).size(), names.size());
   EXPECT_THROW(course::select_kernels(matmul::kernels(), {"no_such_kernel"}), course::UsageError);
   EXPECT_THROW(matmul::kernel("no_such_kernel"), std::out_of_range);
+}
+
+// What main, the sweep and matmul_tune read from the registry lines instead of comparing names.
+TEST(MatmulRegistry, TraitsNameTheHeadlineAndCapTheSlowKernels) {
+  EXPECT_EQ(course::headline_kernel(matmul::kernels()).name, "cp_async") << "the kernel the summary quotes";
+  EXPECT_GT(matmul::kernel("naive").traits.max_reps, 0) << "tens of ms per run at 4096^3";
+  EXPECT_GT(matmul::kernel("tiled_shared").traits.max_reps, 0);
+  EXPECT_EQ(matmul::kernel("cp_async").traits.max_reps, 0);
+  EXPECT_FALSE(matmul::kernel("cp_async").traits.tuning.empty()) << "matmul_tune times its neighbours";
+  const std::string help = course::kernel_help(matmul::kernels());
+  EXPECT_NE(help.find("cp_async"), std::string::npos);
+  EXPECT_NE(help.find("(headline)"), std::string::npos) << help;
 }
 
 // ---- GPU: every kernel of the registry ---------------------------------------------------------

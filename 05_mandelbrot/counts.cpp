@@ -1,5 +1,5 @@
 // Lesson 05: everything around the kernels that is plain host code: views and their precision
-// limit, launch shapes, checking escape counts, their statistics, and the image.
+// limit, the launches, checking escape counts, their statistics, and the image.
 //
 // Teaches:
 //  - integer results are compared for equality, and "how many differ" is the measure: an escape
@@ -63,8 +63,6 @@ std::string precision_problem_in(const View& view, int width, int height, const 
 
 }  // namespace
 
-const char* precision_name(Precision precision) { return precision == Precision::f32 ? "FP32" : "FP64"; }
-
 std::string View::describe() const {
   return "re [" + short_number(x_min) + ", " + short_number(x_max) + "] x im [" + short_number(y_min) + ", " +
          short_number(y_max) + "]";
@@ -76,14 +74,14 @@ View view_from_centre(double re, double im, double zoom, int width, int height) 
   return {re - half_width, re + half_width, im - half_height, im + half_height};
 }
 
-std::string precision_problem(const View& view, int width, int height, Precision precision) {
-  return precision == Precision::f32 ? precision_problem_in<float>(view, width, height, "FP32")
-                                     : precision_problem_in<double>(view, width, height, "FP64");
+std::string precision_problem(const View& view, int width, int height, course::Precision precision) {
+  return precision == course::Precision::fp32 ? precision_problem_in<float>(view, width, height, "FP32")
+                                              : precision_problem_in<double>(view, width, height, "FP64");
 }
 
-std::string Shape::describe() const { return std::to_string(x) + "x" + std::to_string(y); }
+std::string Extent::describe() const { return std::to_string(x) + "x" + std::to_string(y); }
 
-Shape parse_shape(const std::string& text, const std::string& flag) {
+Extent parse_extent(const std::string& text, const std::string& flag) {
   const std::size_t split = text.find_first_of("xX");
   auto parse = [&](const std::string& part) {
     if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) {
@@ -95,24 +93,27 @@ Shape parse_shape(const std::string& text, const std::string& flag) {
   return {parse(text.substr(0, split)), parse(text.substr(split + 1))};
 }
 
-std::string Launch::describe() const {
-  return grid.describe() + " blocks of " + block.describe() + " threads";
+course::LaunchShape launch_of(Extent block, Extent grid) {
+  return {.blocks = grid.x, .threads = block.x, .blocks_y = grid.y, .threads_y = block.y};
 }
 
-Launch plan_launch(const LaunchShape& shape, int width, int height) {
-  const Shape block = shape.block;
+course::LaunchShape plan_launch(const course::LaunchShape& asked, int width, int height) {
+  const Extent block{asked.threads, asked.threads_y};
   if (block.x < 1 || block.y < 1 || static_cast<long long>(block.x) * block.y > 1024 || block.y > 1024) {
     throw course::UsageError("--block " + block.describe() + ": a block holds 1 to 1024 threads (x * y), " +
                              std::to_string(static_cast<long long>(block.x) * block.y) + " asked for");
   }
-  Shape grid = shape.grid;
-  if (grid.x == 0 && grid.y == 0) {  // one thread per pixel; the y dimension is capped, the loop does the rest
-    grid = {(width + block.x - 1) / block.x, std::min((height + block.y - 1) / block.y, 65535)};
+  long long grid_x = asked.blocks;
+  int grid_y = asked.blocks_y;
+  if (grid_x == 0 && grid_y == 0) {  // one thread per pixel; the y dimension is capped, the loop does the rest
+    grid_x = (width + block.x - 1) / block.x;
+    grid_y = std::min((height + block.y - 1) / block.y, 65535);
   }
-  if (grid.x < 1 || grid.y < 1 || grid.y > 65535) {
-    throw course::UsageError("--grid " + grid.describe() + ": a grid has 1 to 2147483647 blocks in x and 1 to 65535 in y");
+  if (grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535) {
+    throw course::UsageError("--grid " + std::to_string(grid_x) + "x" + std::to_string(grid_y) +
+                             ": a grid has 1 to 2147483647 blocks in x and 1 to 65535 in y");
   }
-  return {grid, block};
+  return {.blocks = grid_x, .threads = block.x, .blocks_y = grid_y, .threads_y = block.y};
 }
 
 course::IntegerTolerance count_tolerance(double allowed_fraction, int max_iters) {
@@ -125,9 +126,10 @@ course::VerifyResult check_counts(std::span<const std::uint32_t> result, std::sp
   return course::verify_integers(result, reference, count_tolerance(allowed_fraction, max_iters));
 }
 
-double natural_mismatch_bound(Precision precision, int max_iters) {
-  if (max_iters <= 100) return precision == Precision::f32 ? 1e-3 : 1e-4;  // the classic view: 0.1% in FP32
-  if (max_iters <= 1000) return precision == Precision::f32 ? 0.1 : 0.01;
+double natural_mismatch_bound(course::Precision precision, int max_iters) {
+  const bool fp32 = precision == course::Precision::fp32;
+  if (max_iters <= 100) return fp32 ? 1e-3 : 1e-4;  // the classic view: 0.1% in FP32
+  if (max_iters <= 1000) return fp32 ? 0.1 : 0.01;
   return 0.25;  // deep zooms with thousands of iterations: the orbits are chaotic, the pictures differ visibly
 }
 
@@ -171,10 +173,10 @@ course::Image shade(std::span<const std::uint32_t> counts, int width, int height
   return image;
 }
 
-std::string image_comment(const View& view, int max_iters, Precision precision, ShadeRange range,
+std::string image_comment(const View& view, int max_iters, course::Precision precision, ShadeRange range,
                           const std::string& source) {
   return "mandelbrot view " + number(view.x_min) + " " + number(view.x_max) + " " + number(view.y_min) + " " +
-         number(view.y_max) + " iters " + std::to_string(max_iters) + " precision " + precision_name(precision) +
+         number(view.y_max) + " iters " + std::to_string(max_iters) + " precision " + std::string(course::precision_name(precision)) +
          " counts " + std::to_string(range.low) + " " + std::to_string(range.high) +
          "\nshade: 0 = interior (max_iters), else 1 + 254 (ln(1 + count) - ln(1 + low)) / (ln(1 + high) - ln(1 + low))" +
          "\nfrom " + source;

@@ -1,27 +1,29 @@
 // Lesson 05: the Mandelbrot set, a compute-bound 2-D kernel. The lesson's API, shared by main.cpp
 // and the tests (light: no command-line or JSON headers, so .cu files may include it).
 //
-//   mandel.hpp           the iteration (CPU and GPU share it), natural and fused arithmetic
-//   mandelbrot_cpu.cpp   CPU versions: one thread, OpenMP (dynamic schedule), OpenMP + SIMD
-//   mandelbrot_gpu.cu    the 2-D grid-stride kernels, FP32 and FP64, and their launcher
-//   counts.cpp           checking escape counts, their statistics, the image and the views
-//   block_sweep.cpp      the kernel at many block shapes
-//   exercises/           exercise 1, the Julia set: starter and solution (exercises.hpp)
+//   mandelbrot_iteration.hpp  the iteration (CPU and GPU share it), natural and fused arithmetic
+//   mandelbrot_cpu.cpp        CPU versions: one thread, OpenMP (dynamic schedule), OpenMP + SIMD
+//   kernels/NN_name.cu        the GPU kernels, one per file, float and double, listed in
+//                             kernels/registry.inc; kernels/pixel_grid.cuh their 2-D loops
+//   counts.cpp                checking escape counts, their statistics, the image, views, launches
+//   mandelbrot_lesson.hpp     what main.cpp assembles: options, references, ceilings, the sweep
+//   exercises/                exercise 1, the Julia set: starter and solution (exercises.hpp)
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "course/image.hpp"
-#include "course/timing.hpp"
+#include "course/kernel_registry.hpp"
+#include "course/launch.hpp"
+#include "course/precision.hpp"
 #include "course/verify.hpp"
-#include "mandel.hpp"
+#include "mandelbrot_iteration.hpp"
 
 namespace mandelbrot {
 
@@ -31,9 +33,6 @@ namespace mandelbrot {
 inline constexpr int kClassicWidth = 1536;
 inline constexpr int kClassicHeight = 1024;
 inline constexpr int kClassicIters = 20;
-
-enum class Precision { f32, f64 };
-const char* precision_name(Precision precision);  // "FP32", "FP64"
 
 struct View {
   double x_min = -2, x_max = 1, y_min = -1, y_max = 1;
@@ -62,7 +61,7 @@ Frame<T> make_frame(const View& view, int width, int height) {
 // in the iteration dominates, and the picture is noise: the lesson refuses such a zoom.
 inline constexpr double kMinUlpsPerPixel = 8;
 // Empty when `precision` resolves the view at this size; otherwise one line saying why not.
-std::string precision_problem(const View& view, int width, int height, Precision precision);
+std::string precision_problem(const View& view, int width, int height, course::Precision precision);
 
 // ---- CPU (mandelbrot_cpu.cpp) ---------------------------------------------------------------
 enum class Arithmetic { natural, fused };
@@ -78,37 +77,76 @@ void render_cpu(const Frame<T>& frame, int max_iters, Arithmetic arithmetic, Cpu
 // The SIMD instruction set the openmp_simd method runs with on this CPU ("AVX2+FMA", "SSE2").
 std::string cpu_simd_description();
 
-// ---- GPU (mandelbrot_gpu.cu) ----------------------------------------------------------------
-enum class Kernel {
-  classic,  // mandel(): natural arithmetic, one check per iteration (nvcc contracts into FMAs)
-  fast,     // mandel_fused_blocked<kFastBlock>(): fused arithmetic, one check per kFastBlock iterations
-};
-inline constexpr int kFastBlock = 8;
-const char* kernel_name(Kernel kernel);
-
-struct Shape {
+// ---- Launches (counts.cpp) -------------------------------------------------------------------
+// A block's threads or a grid's blocks in x and y, as --block and --grid take them ("32x8").
+struct Extent {
   int x = 0, y = 0;
   std::string describe() const;  // "32x8"
 };
 // "32x8" -> {32, 8}; throws course::UsageError naming `flag` for anything else.
-Shape parse_shape(const std::string& text, const std::string& flag);
+Extent parse_extent(const std::string& text, const std::string& flag);
 
-struct LaunchShape {
-  Shape block{32, 8};
-  Shape grid{0, 0};  // {0, 0}: one thread per pixel (as many blocks as cover the image)
-};
-struct Launch {
-  Shape grid, block;
-  std::string describe() const;  // "48x128 blocks of 32x8 threads"
-};
-// The grid a launch will use; throws course::UsageError for a block over 1024 threads, a block
-// or grid dimension out of range (block y <= 1024, grid y <= 65535).
-Launch plan_launch(const LaunchShape& shape, int width, int height);
+// The launch asked for: `block` threads per block, and `grid` blocks, or {0, 0} for one thread per
+// pixel (as many blocks as cover the image). The classic: blocks of 32x8, a grid of 32x16.
+course::LaunchShape launch_of(Extent block, Extent grid = {0, 0});
+// The launch a kernel makes of the one asked for; throws course::UsageError for a block over 1024
+// threads, a block or grid dimension out of range (block y <= 1024, grid y <= 65535).
+course::LaunchShape plan_launch(const course::LaunchShape& asked, int width, int height);
 
-// Fills counts (device memory, width * height) in `stream` and checks the launch.
+// ---- GPU: the kernels (kernels/NN_name.cu, one line each in kernels/registry.inc) -------------
+// What every launcher receives: where the counts go (device memory, width * height values), the
+// frame, the iteration limit and the launch asked for. It enqueues its kernel in `stream`, checks
+// the launch, and returns the launch it made.
 template <class T>
-Launch launch_mandelbrot(Kernel kernel, std::uint32_t* counts, const Frame<T>& frame, int max_iters,
-                         const LaunchShape& shape, cudaStream_t stream);
+struct RenderArgs {
+  std::uint32_t* counts = nullptr;
+  Frame<T> frame;
+  int max_iters = 0;
+  course::LaunchShape shape{.blocks = 0, .threads = 32, .blocks_y = 0, .threads_y = 8};  // the classic's blocks
+};
+template <class T>
+using RenderFn = course::LaunchShape (*)(const RenderArgs<T>& args, cudaStream_t stream);
+
+// What a kernel's counts are held against and what one iteration costs, stated in its own file
+// next to its code (facts_<name>):
+//  - fused arithmetic: equal to the CPU's fused reference, pixel for pixel; natural arithmetic:
+//    nvcc contracts it into FMAs and the CPU does not, so a bounded fraction of the pixels may
+//    differ from the CPU's natural arithmetic (natural_mismatch_bound);
+//  - the FP instructions of one iteration of its loop: the FMA ceiling in iterations per second
+//    is the measured FMA rate / 2 / this.
+struct KernelFacts {
+  Arithmetic arithmetic = Arithmetic::fused;
+  double fp_per_iteration = 0;
+};
+
+// A registry entry's launcher: the kernel's float and double instantiations and its facts.
+struct Launcher {
+  course::TypedLauncher<RenderFn> render;
+  const KernelFacts* facts = nullptr;
+  template <class T>
+  RenderFn<T> get() const {
+    return render.get<T>();
+  }
+};
+using KernelEntry = course::KernelEntry<Launcher>;
+
+#define COURSE_KERNEL(name, summary, ...)                                                    \
+  template <class T>                                                                         \
+  course::LaunchShape launch_##name(const RenderArgs<T>& args, cudaStream_t stream);         \
+  extern const KernelFacts facts_##name;
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+
+// The registry: every kernel above, in the order of the progression, with its traits (the
+// headline, the precisions it runs in); kernels() is the table, kernel(name) one entry.
+inline constexpr KernelEntry kKernelTable[] = {
+#define COURSE_KERNEL(name, summary, ...)                                                            \
+  {#name, summary, ::course::KernelTraits{__VA_ARGS__}, {{&launch_##name<float>, &launch_##name<double>}, \
+                                                         &facts_##name}},
+#include "kernels/registry.inc"
+#undef COURSE_KERNEL
+};
+COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
 // ---- Escape counts (counts.cpp) -------------------------------------------------------------
 // Escape counts are integers: a pixel's count is right or off by at least one iteration. The
@@ -126,7 +164,7 @@ course::VerifyResult check_counts(std::span<const std::uint32_t> result, std::sp
 // to 3.8% (seahorse valley) in FP32 and 0.007% to 0.045% in FP64; 3% in FP64 at 8000 iterations in
 // a deep zoom. The bounds (0.1% / 0.01% up to 100 iterations, 10% / 1% up to 1000, 25% beyond) sit
 // above those; the fast kernel (fused arithmetic) is held to exact equality.
-double natural_mismatch_bound(Precision precision, int max_iters);
+double natural_mismatch_bound(course::Precision precision, int max_iters);
 
 struct CountStats {
   std::uint64_t iterations = 0;            // sum of escape counts: the iterations really executed
@@ -148,9 +186,9 @@ struct ShadeRange {
 };
 ShadeRange shade_range(std::span<const std::uint32_t> counts, int max_iters);
 course::Image shade(std::span<const std::uint32_t> counts, int width, int height, int max_iters);
-// The header comment that tells plot_mandelbrot.py where the image sits in the complex plane
+// The header comment that tells draw_counts.py where the image sits in the complex plane
 // and which counts its grey levels stand for.
-std::string image_comment(const View& view, int max_iters, Precision precision, ShadeRange range,
+std::string image_comment(const View& view, int max_iters, course::Precision precision, ShadeRange range,
                           const std::string& source);
 // Writes the counts as an image, atomically: ".png" through the course colour map (grey levels with
 // `gray`), ".pgm" grey levels, ".ppm" the colour map.
@@ -159,25 +197,6 @@ void write_counts_image(const std::string& path, std::span<const std::uint32_t> 
 // Throws course::UsageError when `path` cannot be an image output (wrong extension, --gray with
 // .ppm, no folder).
 void check_image_path(const std::string& path, bool gray = false);
-
-// ---- Block-shape sweep (block_sweep.cpp) ------------------------------------------------------
-inline const std::vector<Shape>& sweep_block_shapes() {
-  static const std::vector<Shape> shapes = {{32, 8}, {16, 16}, {8, 8}, {32, 1}, {1, 32}, {64, 4},
-                                            {128, 1}, {8, 32}, {32, 32}, {256, 1}, {4, 64}};
-  return shapes;
-}
-struct SweepPoint {
-  LaunchShape shape;
-  Launch launch;
-  course::TimingStats time;
-  course::VerifyResult check;
-};
-// The fast kernel at every block shape of the sweep (one thread per pixel), then the classic
-// fixed grid of 32x16 blocks of 32x8: each verified exactly against `reference`, then timed.
-template <class T>
-std::vector<SweepPoint> run_block_sweep(const Frame<T>& frame, int max_iters,
-                                        std::span<const std::uint32_t> reference,
-                                        const course::RepeatOptions& repeat, cudaStream_t stream);
 
 // ---- Exercise 1 (exercises/) ----------------------------------------------------------------
 // The Julia set of constant k: z starts at the pixel and z = z^2 + k repeats (fused arithmetic),

@@ -1,13 +1,17 @@
 // Tests of lesson 05: known points, the blocked iteration against the definition, every CPU
 // method against every other, the views' precision limit, launch shapes, count checks that fail
-// when they should, the image, and on a GPU: every kernel at awkward sizes and shapes, exact in
-// fused arithmetic (FP32 and FP64), bounded in natural arithmetic, and the exercise's solution.
+// when they should, the image, the kernel registry, and on a GPU: every kernel of the registry in
+// every precision it is built for (the tests loop over the table: a new kernel is tested without
+// an edit here) at awkward sizes and shapes, exact in fused arithmetic, bounded in natural
+// arithmetic, and the exercise's solution.
 // Compiled with -ffp-contract=off (CMakeLists.txt), like mandelbrot_cpu.cpp.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "course/check.hpp"
@@ -21,13 +25,13 @@
 
 namespace {
 
+using course::Precision;
 using mandelbrot::Arithmetic;
 using mandelbrot::CpuMethod;
 using mandelbrot::Frame;
 using mandelbrot::Fused;
-using mandelbrot::Kernel;
+using mandelbrot::KernelEntry;
 using mandelbrot::Natural;
-using mandelbrot::Precision;
 using mandelbrot::View;
 
 constexpr std::uint32_t kPoison = std::numeric_limits<std::uint32_t>::max();
@@ -117,13 +121,13 @@ TEST(MandelbrotFrame, EdgesAndSpacing) {
 }
 
 TEST(MandelbrotFrame, PrecisionLimitRefusesNoise) {
-  EXPECT_EQ(mandelbrot::precision_problem(kClassic, 4096, 4096, Precision::f32), "");
-  EXPECT_EQ(mandelbrot::precision_problem(kSeahorse, 4096, 4096, Precision::f32), "");
-  EXPECT_EQ(mandelbrot::precision_problem(kDeep, 1536, 1024, Precision::f64), "");
-  const std::string f32 = mandelbrot::precision_problem(kDeep, 1536, 1024, Precision::f32);
+  EXPECT_EQ(mandelbrot::precision_problem(kClassic, 4096, 4096, Precision::fp32), "");
+  EXPECT_EQ(mandelbrot::precision_problem(kSeahorse, 4096, 4096, Precision::fp32), "");
+  EXPECT_EQ(mandelbrot::precision_problem(kDeep, 1536, 1024, Precision::fp64), "");
+  const std::string f32 = mandelbrot::precision_problem(kDeep, 1536, 1024, Precision::fp32);
   EXPECT_NE(f32.find("too deep for FP32"), std::string::npos) << f32;
   const View too_deep = mandelbrot::view_from_centre(-0.75, 0.1, 1e15, 1536, 1024);
-  EXPECT_NE(mandelbrot::precision_problem(too_deep, 1536, 1024, Precision::f64).find("FP64"), std::string::npos);
+  EXPECT_NE(mandelbrot::precision_problem(too_deep, 1536, 1024, Precision::fp64).find("FP64"), std::string::npos);
 }
 
 // ---- CPU methods ----------------------------------------------------------------------------------
@@ -192,9 +196,9 @@ TEST(MandelbrotCheck, ExactAndBoundedComparisonsFailWhenTheyShould) {
 }
 
 TEST(MandelbrotCheck, NaturalBoundsAreTightAtTheClassicView) {
-  EXPECT_EQ(mandelbrot::natural_mismatch_bound(Precision::f32, mandelbrot::kClassicIters), 1e-3);
-  EXPECT_LT(mandelbrot::natural_mismatch_bound(Precision::f64, 20), mandelbrot::natural_mismatch_bound(Precision::f32, 20));
-  EXPECT_LE(mandelbrot::natural_mismatch_bound(Precision::f32, 20), mandelbrot::natural_mismatch_bound(Precision::f32, 1000));
+  EXPECT_EQ(mandelbrot::natural_mismatch_bound(Precision::fp32, mandelbrot::kClassicIters), 1e-3);
+  EXPECT_LT(mandelbrot::natural_mismatch_bound(Precision::fp64, 20), mandelbrot::natural_mismatch_bound(Precision::fp32, 20));
+  EXPECT_LE(mandelbrot::natural_mismatch_bound(Precision::fp32, 20), mandelbrot::natural_mismatch_bound(Precision::fp32, 1000));
 }
 
 TEST(MandelbrotCheck, StatisticsCountEveryIteration) {
@@ -207,22 +211,70 @@ TEST(MandelbrotCheck, StatisticsCountEveryIteration) {
 
 // ---- Launch shapes --------------------------------------------------------------------------------
 TEST(MandelbrotLaunch, ShapesAndLimits) {
-  EXPECT_EQ(mandelbrot::parse_shape("32x8", "--block").x, 32);
-  EXPECT_EQ(mandelbrot::parse_shape("1X32", "--block").y, 32);
+  EXPECT_EQ(mandelbrot::parse_extent("32x8", "--block").x, 32);
+  EXPECT_EQ(mandelbrot::parse_extent("1X32", "--block").y, 32);
   for (const char* bad : {"", "32", "x8", "32x", "-1x8", "32x8x1", "axb", "99999999999x1"}) {
-    EXPECT_THROW(mandelbrot::parse_shape(bad, "--block"), course::UsageError) << bad;
+    EXPECT_THROW(mandelbrot::parse_extent(bad, "--block"), course::UsageError) << bad;
   }
-  const mandelbrot::Launch cover = mandelbrot::plan_launch({{32, 8}, {0, 0}}, 1536, 1025);
-  EXPECT_EQ(cover.grid.x, 48);
-  EXPECT_EQ(cover.grid.y, 129) << "a partial last row of blocks";
-  EXPECT_EQ(mandelbrot::plan_launch({{1, 1}, {0, 0}}, 10, 100000).grid.y, 65535) << "capped: the loop does the rest";
-  EXPECT_EQ(mandelbrot::plan_launch({{32, 8}, {32, 16}}, 1536, 1024).grid.x, 32);
-  EXPECT_THROW(mandelbrot::plan_launch({{64, 32}, {0, 0}}, 10, 10), course::UsageError) << "2048 threads";
-  EXPECT_THROW(mandelbrot::plan_launch({{0, 8}, {0, 0}}, 10, 10), course::UsageError);
-  EXPECT_THROW(mandelbrot::plan_launch({{32, 8}, {1, 70000}}, 10, 10), course::UsageError);
-  EXPECT_NO_THROW(mandelbrot::plan_launch({{1024, 1}, {0, 0}}, 10, 10));
-  EXPECT_NO_THROW(mandelbrot::plan_launch({{1, 1024}, {0, 0}}, 10, 10));
+  using mandelbrot::launch_of;
+  const course::LaunchShape cover = mandelbrot::plan_launch(launch_of({32, 8}), 1536, 1025);
+  EXPECT_EQ(cover.blocks, 48);
+  EXPECT_EQ(cover.blocks_y, 129) << "a partial last row of blocks";
+  EXPECT_EQ(cover.describe(), "48x129 blocks of 32x8 threads");
+  EXPECT_EQ(mandelbrot::plan_launch(launch_of({1, 1}), 10, 100000).blocks_y, 65535) << "capped: the loop does the rest";
+  EXPECT_EQ(mandelbrot::plan_launch(launch_of({32, 8}, {32, 16}), 1536, 1024).blocks, 32);
+  EXPECT_THROW(mandelbrot::plan_launch(launch_of({64, 32}), 10, 10), course::UsageError) << "2048 threads";
+  EXPECT_THROW(mandelbrot::plan_launch(launch_of({0, 8}), 10, 10), course::UsageError);
+  EXPECT_THROW(mandelbrot::plan_launch(launch_of({32, 8}, {1, 70000}), 10, 10), course::UsageError);
+  EXPECT_NO_THROW(mandelbrot::plan_launch(launch_of({1024, 1}), 10, 10));
+  EXPECT_NO_THROW(mandelbrot::plan_launch(launch_of({1, 1024}), 10, 10));
+  EXPECT_EQ(mandelbrot::RenderArgs<float>{}.shape.describe(), "0x0 blocks of 32x8 threads") << "the classic's blocks";
 }
+
+// ---- The kernel registry ----------------------------------------------------------------------------
+// One case per kernel and precision it is built for: the GPU tests below run every one.
+struct KernelCase {
+  const KernelEntry* kernel;
+  Precision precision;
+};
+
+std::vector<KernelCase> kernel_cases() {
+  std::vector<KernelCase> cases;
+  for (const KernelEntry& kernel : mandelbrot::kernels()) {
+    for (const Precision precision : course::precisions_in(kernel.traits.precisions)) cases.push_back({&kernel, precision});
+  }
+  return cases;
+}
+
+std::string case_name(const testing::TestParamInfo<KernelCase>& info) {
+  return std::string(info.param.kernel->name) + "_" + std::string(course::precision_name(info.param.precision));
+}
+
+TEST(MandelbrotKernels, TheTableHasOneHeadlinePerPrecisionAndUniqueNames) {
+  std::set<std::string_view> names;
+  for (const KernelEntry& kernel : mandelbrot::kernels()) EXPECT_TRUE(names.insert(kernel.name).second) << kernel.name;
+  EXPECT_NO_THROW(course::headline_kernel(mandelbrot::kernels(), Precision::fp32));
+  EXPECT_NO_THROW(course::headline_kernel(mandelbrot::kernels(), Precision::fp64));
+  EXPECT_EQ(&mandelbrot::kernel("mandel_fast"), &course::headline_kernel(mandelbrot::kernels(), Precision::fp64));
+  EXPECT_EQ(mandelbrot::kernel("mandel_classic").launch.facts->arithmetic, Arithmetic::natural);
+  EXPECT_THROW(mandelbrot::kernel("no_such_kernel"), std::out_of_range);
+}
+
+class MandelbrotKernel : public testing::TestWithParam<KernelCase> {};
+
+TEST_P(MandelbrotKernel, HasItsFactsAndItsLauncher) {
+  const KernelEntry& kernel = *GetParam().kernel;
+  ASSERT_NE(kernel.launch.facts, nullptr);
+  EXPECT_GT(kernel.launch.facts->fp_per_iteration, 0) << "the FMA ceiling divides by it";
+  EXPECT_FALSE(kernel.summary.empty());
+  if (GetParam().precision == Precision::fp32) {
+    EXPECT_NE(kernel.launch.get<float>(), nullptr);
+  } else {
+    EXPECT_NE(kernel.launch.get<double>(), nullptr);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, MandelbrotKernel, testing::ValuesIn(kernel_cases()), case_name);
 
 // ---- The image ------------------------------------------------------------------------------------
 TEST(MandelbrotImage, ShadeAndWriteRoundTrip) {
@@ -233,7 +285,7 @@ TEST(MandelbrotImage, ShadeAndWriteRoundTrip) {
   EXPECT_EQ(image.pixels[3], 0) << "interior: black";
   EXPECT_LT(image.pixels[1], image.pixels[4]);
   const std::string path = (std::filesystem::temp_directory_path() / "mandelbrot_test_image.ppm").string();
-  mandelbrot::write_counts_image(path, counts, 3, 2, 20, mandelbrot::image_comment(kClassic, 20, Precision::f32, mandelbrot::shade_range(counts, 20), "test"));
+  mandelbrot::write_counts_image(path, counts, 3, 2, 20, mandelbrot::image_comment(kClassic, 20, Precision::fp32, mandelbrot::shade_range(counts, 20), "test"));
   const course::Image back = course::read_image(path);
   EXPECT_EQ(back.channels, 3);
   EXPECT_EQ(back.pixels, course::apply_colormap(image).pixels);
@@ -260,7 +312,7 @@ TEST(MandelbrotImage, PngInColourAndGrey) {
   const std::vector<std::uint32_t> counts = {0, 1, 19, 20, 10, 20};
   const course::Image shades = mandelbrot::shade(counts, 3, 2, 20);
   const std::string comment =
-      mandelbrot::image_comment(kClassic, 20, Precision::f32, mandelbrot::shade_range(counts, 20), "test");
+      mandelbrot::image_comment(kClassic, 20, Precision::fp32, mandelbrot::shade_range(counts, 20), "test");
   const auto folder = std::filesystem::temp_directory_path();
   const std::string colour = (folder / "mandelbrot_test_colour.png").string();
   const std::string gray = (folder / "mandelbrot_test_gray.png").string();
@@ -280,90 +332,117 @@ TEST(MandelbrotImage, PngInColourAndGrey) {
 
 // ---- GPU -------------------------------------------------------------------------------------------
 template <class T>
-std::vector<std::uint32_t> gpu_counts(Kernel kernel, const View& view, int width, int height, int iters,
-                                      const mandelbrot::LaunchShape& shape) {
-  const Frame<T> frame = mandelbrot::make_frame<T>(view, width, height);
+std::vector<std::uint32_t> gpu_counts(const KernelEntry& kernel, const View& view, int width, int height, int iters,
+                                      const course::LaunchShape& shape = mandelbrot::launch_of({32, 8})) {
   course::DeviceBuffer<std::uint32_t> d_counts(pixels_of(width, height), "test counts");
   d_counts.poison();
-  mandelbrot::launch_mandelbrot(kernel, d_counts.data(), frame, iters, shape, nullptr);
+  const mandelbrot::RenderArgs<T> args{d_counts.data(), mandelbrot::make_frame<T>(view, width, height), iters, shape};
+  kernel.launch.get<T>()(args, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::uint32_t> counts(pixels_of(width, height));
   d_counts.copy_to_host(counts);
   return counts;
 }
 
+// A kernel's counts against its reference, as its facts say: fused arithmetic exactly equal to
+// the CPU's fused definition; natural arithmetic within the bounded fraction of the CPU's natural
+// arithmetic (meaningful on large images only: on a small one the bound allows no pixel at all).
 template <class T>
-void expect_fast_is_exact(const View& view, int width, int height, int iters, const mandelbrot::LaunchShape& shape) {
-  const auto reference = cpu_counts<T>(view, width, height, iters, Arithmetic::fused, CpuMethod::openmp);
-  const auto counts = gpu_counts<T>(Kernel::fast, view, width, height, iters, shape);
-  const auto check = mandelbrot::check_counts(counts, reference, iters, 0);
-  EXPECT_TRUE(check.passed) << (sizeof(T) == 4 ? "FP32 " : "FP64 ") << view.describe() << " " << width << "x"
-                            << height << ", " << iters << " iterations, block " << shape.block.describe() << ": "
-                            << check.summary();
+void expect_matches_reference(const KernelEntry& kernel, const View& view, int width, int height, int iters) {
+  const bool fused = kernel.launch.facts->arithmetic == Arithmetic::fused;
+  const auto reference = cpu_counts<T>(view, width, height, iters, kernel.launch.facts->arithmetic, CpuMethod::openmp);
+  const auto counts = gpu_counts<T>(kernel, view, width, height, iters);
+  const Precision precision = course::precision_of<T>;
+  const auto check =
+      mandelbrot::check_counts(counts, reference, iters, fused ? 0.0 : mandelbrot::natural_mismatch_bound(precision, iters));
+  EXPECT_TRUE(check.passed) << kernel.name << " " << course::precision_name(precision) << " " << view.describe() << " "
+                            << width << "x" << height << ", " << iters << " iterations: " << check.summary();
+  if (!fused) std::printf("%s %s natural, %s, %d iterations: %s\n", std::string(kernel.name).c_str(),
+                          std::string(course::precision_name(precision)).c_str(), view.describe().c_str(), iters,
+                          check.summary().c_str());
 }
 
-TEST(GpuMandelbrot, FastKernelIsExactAtAwkwardSizesAndShapes) {
-  COURSE_REQUIRE_GPU_OR_SKIP();
-  const std::vector<mandelbrot::LaunchShape> shapes = {
-      {{32, 8}, {0, 0}}, {{16, 16}, {0, 0}}, {{1, 32}, {0, 0}}, {{7, 5}, {0, 0}}, {{32, 8}, {2, 3}}, {{32, 8}, {32, 16}}};
+// Any launch covers any image: at awkward sizes and launch shapes a kernel gives the counts it
+// gives at the default shape (one thread per pixel, 32x8), every pixel written; a fused kernel's
+// are also exactly the definition's.
+template <class T>
+void expect_awkward_sizes_and_shapes(const KernelEntry& kernel) {
+  using mandelbrot::launch_of;
+  const std::vector<course::LaunchShape> shapes = {launch_of({32, 8}), launch_of({16, 16}), launch_of({1, 32}),
+                                                   launch_of({7, 5}),  launch_of({32, 8}, {2, 3}),
+                                                   launch_of({32, 8}, {32, 16})};
+  const bool fused = kernel.launch.facts->arithmetic == Arithmetic::fused;
   for (const auto& [width, height] : std::vector<std::pair<int, int>>{{1, 1}, {31, 17}, {301, 203}, {1000, 3}, {3, 1000}}) {
-    for (const auto& shape : shapes) {
-      for (const int iters : {1, 9, 100}) {
-        expect_fast_is_exact<float>(kClassic, width, height, iters, shape);
-        expect_fast_is_exact<double>(kClassic, width, height, iters, shape);
+    for (const int iters : {1, 9, 100}) {
+      const auto expected = fused ? cpu_counts<T>(kClassic, width, height, iters, Arithmetic::fused, CpuMethod::openmp)
+                                  : gpu_counts<T>(kernel, kClassic, width, height, iters);
+      if (!fused) {  // every pixel written, each count within 0..iters (the poison is far above)
+        const auto natural = cpu_counts<T>(kClassic, width, height, iters, Arithmetic::natural, CpuMethod::openmp);
+        EXPECT_TRUE(mandelbrot::check_counts(expected, natural, iters, 1.0).passed) << width << "x" << height;
+      }
+      for (const auto& shape : shapes) {
+        const auto check = mandelbrot::check_counts(gpu_counts<T>(kernel, kClassic, width, height, iters, shape),
+                                                    expected, iters, 0);
+        EXPECT_TRUE(check.passed) << kernel.name << " " << course::precision_name(course::precision_of<T>) << " "
+                                  << width << "x" << height << ", " << iters << " iterations, "
+                                  << shape.describe() << ": " << check.summary();
       }
     }
   }
 }
 
-TEST(GpuMandelbrot, Fp64IsExactOnZoomsAndTheWideView) {
+class GpuMandelbrotKernel : public testing::TestWithParam<KernelCase> {};
+
+TEST_P(GpuMandelbrotKernel, AnyLaunchCoversAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  expect_fast_is_exact<double>(kWide, 517, 419, 300, {});
-  expect_fast_is_exact<double>(kSeahorse, 640, 480, 2000, {});
-  expect_fast_is_exact<double>(kDeep, 320, 240, 5000, {});
-  expect_fast_is_exact<float>(kSeahorse, 640, 480, 2000, {});
-  expect_fast_is_exact<float>(kClassic, 1536, 1024, 1000, {});
+  const KernelCase& c = GetParam();
+  c.precision == Precision::fp32 ? expect_awkward_sizes_and_shapes<float>(*c.kernel)
+                                 : expect_awkward_sizes_and_shapes<double>(*c.kernel);
 }
 
-// Natural arithmetic: nvcc fuses into FMAs, the CPU does not. The counts may differ at a few
-// boundary pixels, and the fraction is bounded (docs/05_mandelbrot.md). At the classic 20
-// iterations, none may differ beyond 0.1% (FP32); the bound widens with the iterations.
-TEST(GpuMandelbrot, ClassicKernelDiffersOnlyAtFewBoundaryPixels) {
+// On zooms, the wide view (the circle |c| = 2) and many iterations. A natural-arithmetic kernel
+// differs from the CPU at a few boundary pixels: the fraction is bounded (docs/05_mandelbrot.md),
+// none beyond 0.1% at the classic 20 iterations in FP32, and the bound widens with the iterations.
+TEST_P(GpuMandelbrotKernel, MatchesItsReferenceOnZoomsAndManyIterations) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  for (const int iters : {20, 256, 1000}) {
-    for (const View& view : {kClassic, kSeahorse}) {
-      const auto natural = cpu_counts<float>(view, 1536, 1024, iters, Arithmetic::natural, CpuMethod::openmp);
-      const auto counts = gpu_counts<float>(Kernel::classic, view, 1536, 1024, iters, {});
-      const auto check =
-          mandelbrot::check_counts(counts, natural, iters, mandelbrot::natural_mismatch_bound(Precision::f32, iters));
-      EXPECT_TRUE(check.passed) << "FP32 " << view.describe() << ", " << iters << ": " << check.summary();
-      std::printf("FP32 natural, %s, %d iterations: %s\n", view.describe().c_str(), iters, check.summary().c_str());
-      const auto natural64 = cpu_counts<double>(view, 1536, 1024, iters, Arithmetic::natural, CpuMethod::openmp);
-      const auto counts64 = gpu_counts<double>(Kernel::classic, view, 1536, 1024, iters, {});
-      const auto check64 =
-          mandelbrot::check_counts(counts64, natural64, iters, mandelbrot::natural_mismatch_bound(Precision::f64, iters));
-      EXPECT_TRUE(check64.passed) << "FP64 " << view.describe() << ", " << iters << ": " << check64.summary();
-      std::printf("FP64 natural, %s, %d iterations: %s\n", view.describe().c_str(), iters, check64.summary().c_str());
+  const KernelEntry& kernel = *GetParam().kernel;
+  const bool fp32 = GetParam().precision == Precision::fp32;
+  if (kernel.launch.facts->arithmetic == Arithmetic::natural) {
+    for (const int iters : {20, 256, 1000}) {
+      for (const View& view : {kClassic, kSeahorse}) {
+        fp32 ? expect_matches_reference<float>(kernel, view, 1536, 1024, iters)
+             : expect_matches_reference<double>(kernel, view, 1536, 1024, iters);
+      }
     }
+  } else if (fp32) {
+    expect_matches_reference<float>(kernel, kSeahorse, 640, 480, 2000);
+    expect_matches_reference<float>(kernel, kClassic, 1536, 1024, 1000);
+  } else {
+    expect_matches_reference<double>(kernel, kWide, 517, 419, 300);
+    expect_matches_reference<double>(kernel, kSeahorse, 640, 480, 2000);
+    expect_matches_reference<double>(kernel, kDeep, 320, 240, 5000);
   }
 }
 
-TEST(GpuMandelbrot, KnownPointsOnTheDevice) {
+TEST_P(GpuMandelbrotKernel, KnownPointsOnTheDevice) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   struct Point {
     double re, im;
     std::uint32_t expected;
   };
+  const KernelEntry& kernel = *GetParam().kernel;
+  const bool fp32 = GetParam().precision == Precision::fp32;
   for (const Point& p : {Point{0, 0, 1000}, Point{-1, 0, 1000}, Point{0, 1, 1000}, Point{1, 0, 2}, Point{2.5, 0, 1},
                          Point{0, 3, 1}, Point{0.5, 0, 5}}) {
     // A one-pixel image whose only pixel is c: x_min = re, y_max = im.
     const View view{p.re, p.re + 1, p.im - 1, p.im};
-    for (const Kernel kernel : {Kernel::classic, Kernel::fast}) {
-      EXPECT_EQ(gpu_counts<float>(kernel, view, 1, 1, 1000, {})[0], p.expected) << p.re << " + " << p.im << "i";
-      EXPECT_EQ(gpu_counts<double>(kernel, view, 1, 1, 1000, {})[0], p.expected) << p.re << " + " << p.im << "i";
-    }
+    const std::uint32_t count =
+        fp32 ? gpu_counts<float>(kernel, view, 1, 1, 1000)[0] : gpu_counts<double>(kernel, view, 1, 1, 1000)[0];
+    EXPECT_EQ(count, p.expected) << kernel.name << ": " << p.re << " + " << p.im << "i";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuMandelbrotKernel, testing::ValuesIn(kernel_cases()), case_name);
 
 TEST(GpuMandelbrot, AnUnwrittenRowFailsVerification) {
   COURSE_REQUIRE_GPU_OR_SKIP();
@@ -372,9 +451,9 @@ TEST(GpuMandelbrot, AnUnwrittenRowFailsVerification) {
   course::DeviceBuffer<std::uint32_t> d_counts(pixels_of(width, height));
   d_counts.poison();
   // The kernel told the image is one row shorter: the last row keeps its poison.
-  Frame<float> frame = mandelbrot::make_frame<float>(kClassic, width, height);
-  frame.height = height - 1;
-  mandelbrot::launch_mandelbrot(Kernel::fast, d_counts.data(), frame, 50, {}, nullptr);
+  mandelbrot::RenderArgs<float> args{d_counts.data(), mandelbrot::make_frame<float>(kClassic, width, height), 50};
+  args.frame.height = height - 1;
+  course::headline_kernel(mandelbrot::kernels()).launch.get<float>()(args, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::uint32_t> counts(pixels_of(width, height));
   d_counts.copy_to_host(counts);
@@ -387,13 +466,15 @@ TEST(GpuMandelbrot, AnUnwrittenRowFailsVerification) {
 TEST(GpuMandelbrot, ABlockOverTheLimitIsRefusedBeforeLaunch) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   course::DeviceBuffer<std::uint32_t> d_counts(16);
-  EXPECT_THROW(mandelbrot::launch_mandelbrot(Kernel::fast, d_counts.data(), mandelbrot::make_frame<float>(kClassic, 4, 4),
-                                             10, {{64, 32}, {0, 0}}, nullptr),
-               course::UsageError);
+  const mandelbrot::RenderArgs<float> args{d_counts.data(), mandelbrot::make_frame<float>(kClassic, 4, 4), 10,
+                                           mandelbrot::launch_of({64, 32})};
+  for (const KernelEntry& kernel : mandelbrot::kernels()) {
+    EXPECT_THROW(kernel.launch.get<float>()(args, nullptr), course::UsageError) << kernel.name;
+  }
 }
 
 // ---- Exercise 1: the Julia set ---------------------------------------------------------------------
-using JuliaLauncher = void (*)(std::uint32_t*, const Frame<float>&, float, float, int, mandelbrot::Shape, cudaStream_t);
+using JuliaLauncher = void (*)(std::uint32_t*, const Frame<float>&, float, float, int, mandelbrot::Extent, cudaStream_t);
 
 // The launcher's counts against julia_cpu at three sizes: the first failed check, if any.
 std::optional<course::VerifyResult> julia_failure(JuliaLauncher launch) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "course/driver.hpp"
+#include "course/launch.hpp"
 #include "course/temporary_folder.hpp"
 #include "course/verify.hpp"
 
@@ -95,31 +96,28 @@ inline constexpr std::size_t kMaxKernelFileBytes = std::size_t{4} << 20;
 std::string read_kernel_file(const std::string& path);
 
 // ---- Launch shape -----------------------------------------------------------------------------
-struct Launch {
-  unsigned grid = 0;   // blocks
-  unsigned block = 0;  // threads per block
-  std::string describe() const;  // "4,224 blocks of 256 threads"
-};
-
 // The lesson kernel's grid for n elements: enough threads for kIlp float4 groups each, at most
 // kWaves waves of the blocks that fit at once (`blocks_per_sm` x `sm_count`); at least 1.
-// grid_size > 0 is taken as given.
-Launch saxpy_launch(std::size_t n, int block_size, int grid_size, int blocks_per_sm, int sm_count);
+// grid_size > 0 is taken as given. A course::LaunchShape: "4,224 blocks of 256 threads".
+course::LaunchShape saxpy_launch(std::size_t n, int block_size, int grid_size, int blocks_per_sm, int sm_count);
 // One thread per element: the launch for a user's kernel (--kernel-file), whatever its loop.
 // course::UsageError if it needs more than 2^31 - 1 blocks.
-Launch one_thread_per_element(std::size_t n, int block_size);
+course::LaunchShape one_thread_per_element(std::size_t n, int block_size);
 
 // std::invalid_argument unless x, y and out are 16-byte aligned (the kernel's float4 accesses).
 void require_aligned(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out);
 
+// A driver-API device pointer as the runtime API takes it (one context: the same address).
+inline float* as_floats(CUdeviceptr pointer) { return reinterpret_cast<float*>(static_cast<std::uintptr_t>(pointer)); }
+
 // ---- Runtime API: nvcc and <<<>>> (saxpy_runtime.cu, compiled with --fmad=false) -----------------
 int runtime_blocks_per_sm(int block_size);  // occupancy of the nvcc-built kernel
-void launch_runtime(const Launch& launch, float a, const float* x, const float* y, float* out, std::size_t n,
+void launch_runtime(const course::LaunchShape& launch, float a, const float* x, const float* y, float* out, std::size_t n,
                     cudaStream_t stream);
 
 // ---- Driver API (saxpy_driver.cpp) ------------------------------------------------------------------
 // cuLaunchKernel(function, grid, block, ..., args): args holds a pointer to each argument.
-void launch_driver(CUfunction function, const Launch& launch, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out,
+void launch_driver(CUfunction function, const course::LaunchShape& launch, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out,
                    std::size_t n, CUstream stream);
 
 // The classic's device side: x, y and out from cuMemAlloc and a stream from cuStreamCreate, in
@@ -145,7 +143,7 @@ class DriverBuffers {
 // Runs `function` once on x and y through `buffers` (poisoned output, copies, launch, copy
 // back) and returns out. The tests use it; main.cpp runs the same steps as rows (the end-to-end
 // row is all of them, in the buffers' own stream).
-std::vector<float> run_driver_once(CUfunction function, const Launch& launch, float a, std::span<const float> x,
+std::vector<float> run_driver_once(CUfunction function, const course::LaunchShape& launch, float a, std::span<const float> x,
                                    std::span<const float> y);
 
 // The JIT cache's place, set before the first CUDA call: the driver reads CUDA_CACHE_PATH and

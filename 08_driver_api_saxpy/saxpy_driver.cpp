@@ -18,14 +18,14 @@
 
 namespace driver_saxpy {
 
-void launch_driver(CUfunction function, const Launch& launch, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out,
+void launch_driver(CUfunction function, const course::LaunchShape& launch, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out,
                    std::size_t n, CUstream stream) {
   if (n == 0) return;
   require_aligned(x, y, out);
   unsigned long long count = n;  // the kernel's parameter type, exactly
   void* args[] = {&a, &x, &y, &out, &count};
-  CU_CHECK(course::driver::api().cuLaunchKernel(function, launch.grid, 1, 1,  // grid (x, y, z)
-                                                launch.block, 1, 1,           // block (x, y, z)
+  CU_CHECK(course::driver::api().cuLaunchKernel(function, static_cast<unsigned>(launch.blocks), 1, 1,  // grid (x, y, z)
+                                                static_cast<unsigned>(launch.threads), 1, 1,           // block (x, y, z)
                                                 0, stream,                    // dynamic shared memory, stream
                                                 args, nullptr));              // arguments, "extra" (unused)
 }
@@ -53,7 +53,7 @@ void DriverBuffers::download(std::span<float> out) {
   stream_.synchronize();  // the host must not read out before the copy has finished
 }
 
-std::vector<float> run_driver_once(CUfunction function, const Launch& launch, float a, std::span<const float> x,
+std::vector<float> run_driver_once(CUfunction function, const course::LaunchShape& launch, float a, std::span<const float> x,
                                    std::span<const float> y) {
   DriverBuffers buffers(x.size());
   std::vector<float> out(x.size());

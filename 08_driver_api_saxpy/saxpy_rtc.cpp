@@ -117,30 +117,26 @@ std::string read_kernel_file(const std::string& path) {
 }
 
 // ---- Launch shapes ----------------------------------------------------------------------------
-std::string Launch::describe() const {
-  return course::format_count(grid) + (grid == 1 ? " block of " : " blocks of ") + std::to_string(block) + " threads";
-}
-
-Launch saxpy_launch(std::size_t n, int block_size, int grid_size, int blocks_per_sm, int sm_count) {
+course::LaunchShape saxpy_launch(std::size_t n, int block_size, int grid_size, int blocks_per_sm, int sm_count) {
   if (block_size < 1) throw std::invalid_argument("saxpy_launch: block_size must be at least 1");
   const auto block = static_cast<std::size_t>(block_size);
-  if (grid_size > 0) return {static_cast<unsigned>(grid_size), static_cast<unsigned>(block)};
+  if (grid_size > 0) return {grid_size, block_size};
   const std::size_t per_thread = 4 * static_cast<std::size_t>(kIlp);
   const std::size_t threads = (n + per_thread - 1) / per_thread;
   const std::size_t needed = std::max<std::size_t>(1, (threads + block - 1) / block);
   const std::size_t resident = static_cast<std::size_t>(std::max(1, blocks_per_sm)) *
                                static_cast<std::size_t>(std::max(1, sm_count));
-  return {static_cast<unsigned>(std::min(needed, kWaves * resident)), static_cast<unsigned>(block)};
+  return {static_cast<long long>(std::min(needed, kWaves * resident)), block_size};
 }
 
-Launch one_thread_per_element(std::size_t n, int block_size) {
+course::LaunchShape one_thread_per_element(std::size_t n, int block_size) {
   const auto block = static_cast<std::size_t>(block_size);
   const std::size_t blocks = std::max<std::size_t>(1, (n + block - 1) / block);
   if (blocks > 2147483647u) {
     throw course::UsageError("--block " + std::to_string(block_size) + ": one thread per element needs " +
                              std::to_string(blocks) + " blocks, more than a grid may have; use a larger --block");
   }
-  return {static_cast<unsigned>(blocks), static_cast<unsigned>(block)};
+  return {static_cast<long long>(blocks), block_size};
 }
 
 void require_aligned(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out) {

@@ -23,12 +23,12 @@ int runtime_blocks_per_sm(int block_size) {
   return blocks;
 }
 
-void launch_runtime(const Launch& launch, float a, const float* x, const float* y, float* out, std::size_t n,
+void launch_runtime(const course::LaunchShape& launch, float a, const float* x, const float* y, float* out, std::size_t n,
                     cudaStream_t stream) {
   if (n == 0) return;
   require_aligned(reinterpret_cast<std::uintptr_t>(x), reinterpret_cast<std::uintptr_t>(y),
                   reinterpret_cast<std::uintptr_t>(out));
-  ::saxpy<<<launch.grid, launch.block, 0, stream>>>(a, x, y, out, static_cast<unsigned long long>(n));
+  ::saxpy<<<static_cast<unsigned>(launch.blocks), static_cast<unsigned>(launch.threads), 0, stream>>>(a, x, y, out, static_cast<unsigned long long>(n));
   CUDA_CHECK_LAUNCH("saxpy (nvcc, <<<>>>)");
 }
 

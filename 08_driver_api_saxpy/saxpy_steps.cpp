@@ -5,7 +5,10 @@
 // the driver's JIT with its cache cold and warm. See saxpy_steps.hpp.
 #include "saxpy_steps.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,27 @@ void require_driver_memory(std::size_t bytes, const std::string& what) {
 }
 
 }  // namespace
+
+// ---- The options ----------------------------------------------------------------------------
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("-a", o.a, "the scalar a (a finite float)")->capture_default_str();
+  app.add_option("--block", o.block, "threads per block")->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("--grid", o.grid, "blocks of the lesson's kernel (0 = 4 waves of what fits on the GPU)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()))->capture_default_str();
+  CLI::Option* file_option = app.add_option(
+      "--kernel-file", o.kernel_file,
+      "compile and run your own kernel source instead of the lesson's (parameters: float a, const float* x, "
+      "const float* y, float* out, unsigned long long n; one thread per element)");
+  app.add_option("--entry", o.entry, "the extern \"C\" kernel to run from --kernel-file")
+      ->needs(file_option)->capture_default_str();
+}
+
+Source source_of(const Options& options) {
+  if (!std::isfinite(options.a)) throw course::UsageError("-a: " + std::to_string(options.a) + " is not a finite float");
+  if (options.kernel_file.empty()) return {std::string(kernel_source()), kKernelSourceName, kEntry, false};
+  return {read_kernel_file(options.kernel_file), std::filesystem::path(options.kernel_file).filename().string(),
+          options.entry, true};
+}
 
 // ---- NVRTC ------------------------------------------------------------------------------------
 Compiled compile_or_show_log(const Source& source, const CompileTarget& target, const CompileOptions& options) {
@@ -83,6 +107,17 @@ CompiledPair compile_both(const Source& source, int device_arch, nlohmann::json&
 }
 
 // ---- The driver path --------------------------------------------------------------------------
+DriverPath reserve_driver_path(course::Lesson& lesson) {
+  // Each slot is destroyed before the ones reserved earlier: the context outlives what lives in it.
+  auto& device = lesson.slot<course::driver::Device>();
+  auto& context = lesson.slot<course::driver::PrimaryContext>();
+  auto& module = lesson.slot<course::driver::Module>();
+  auto& library = lesson.slot<course::driver::Library>();
+  auto& fused_module = lesson.slot<course::driver::Module>();
+  auto& buffers = lesson.slot<DriverBuffers>();
+  return {device, context, module, library, fused_module, buffers, nullptr, nullptr, nullptr, {}, {}};
+}
+
 int init_driver(DriverPath& path, int ordinal) {
   const course::HostTimer timer;
   course::driver::init();
@@ -96,9 +131,7 @@ int init_driver(DriverPath& path, int ordinal) {
   return arch;
 }
 
-// Before the runtime touches the GPU: the primary context is retained here, so the output shows
-// who created it.
-void open_driver(DriverPath& path, const DriverSetup& setup, nlohmann::json& extra) {
+void open_context(DriverPath& path, std::size_t n, nlohmann::json& extra) {
   const course::HostTimer context_timer;
   path.context.emplace(*path.device);
   const double context_ms = context_timer.elapsed_ms();
@@ -106,13 +139,14 @@ void open_driver(DriverPath& path, const DriverSetup& setup, nlohmann::json& ext
               course::format_ms(context_ms).c_str(),
               path.context->was_active() ? "was already active: this retain shares it"
                                          : "was not active yet: the driver path created it");
-  require_driver_memory(3 * setup.n * sizeof(float),
-                        "x, y and out (3 x " + course::format_bytes(4.0 * static_cast<double>(setup.n)) + ")");
+  extra["loading"] = {{"context_ms", context_ms}, {"context_was_active", path.context->was_active()}};
+  require_driver_memory(3 * n * sizeof(float), "x, y and out (3 x " + course::format_bytes(4.0 * static_cast<double>(n)) + ")");
+}
 
-  // Load times: each a fresh load and lookup; the PTX loads are JIT-compiled by the driver.
-  const std::string& entry = setup.source.entry;
-  const JitCacheSetup& cache = setup.jit_cache;
-  const LoadTimes loads = measure_loading(setup.compiled.cubin, setup.compiled.ptx, entry, cache);
+namespace {
+
+// The load times: each a fresh load and lookup; the PTX loads are JIT-compiled by the driver.
+void print_loading(const LoadTimes& loads, const JitCacheSetup& cache, nlohmann::json& extra) {
   std::printf("  %-50s %9s ms\n", "cuModuleLoadData(CUBIN) + cuModuleGetFunction",
               course::format_ms(loads.module_cubin_ms).c_str());
   std::printf("  %-50s %9s ms\n", "cuLibraryLoadData(CUBIN) + cuKernelGetFunction",
@@ -128,14 +162,21 @@ void open_driver(DriverPath& path, const DriverSetup& setup, nlohmann::json& ext
                 course::format_bytes(static_cast<double>(loads.cache_bytes_after_first)).c_str());
   }
   std::printf("\n\n");
-  extra["loading"] = {{"context_ms", context_ms},
-                      {"context_was_active", path.context->was_active()},
-                      {"module_cubin_ms", loads.module_cubin_ms},
-                      {"library_cubin_ms", loads.library_cubin_ms},
-                      {"ptx_first_ms", loads.ptx_first_ms},
-                      {"ptx_second_ms", loads.ptx_second_ms},
-                      {"jit_cache", cache.describe()},
-                      {"jit_cache_bytes_after_first", loads.cache_bytes_after_first}};
+  extra["loading"].update({{"module_cubin_ms", loads.module_cubin_ms},
+                           {"library_cubin_ms", loads.library_cubin_ms},
+                           {"ptx_first_ms", loads.ptx_first_ms},
+                           {"ptx_second_ms", loads.ptx_second_ms},
+                           {"jit_cache", cache.describe()},
+                           {"jit_cache_bytes_after_first", loads.cache_bytes_after_first}});
+}
+
+}  // namespace
+
+void load_code(DriverPath& path, const DriverSetup& setup, std::span<const float> x, std::span<const float> y,
+               nlohmann::json& extra) {
+  const std::string& entry = setup.source.entry;
+  std::printf("Driver API, loading the code (the GPU rows' setup step):\n");
+  print_loading(measure_loading(setup.compiled.cubin, setup.compiled.ptx, entry, setup.jit_cache), setup.jit_cache, extra);
 
   // The code this run launches: CUBIN as a module (bound to this context), PTX as a library
   // (bound to none; its CUkernel is launched in whatever context is current), and the same
@@ -149,13 +190,15 @@ void open_driver(DriverPath& path, const DriverSetup& setup, nlohmann::json& ext
   path.fused_module.emplace(fused.image.data());
   path.fused = path.fused_module->function(entry);
 
+  const std::size_t n = x.size();
   const int sm_count = path.device->sm_count();
-  path.launch = setup.source.user ? one_thread_per_element(setup.n, setup.block)
-                                  : saxpy_launch(setup.n, setup.block, setup.grid,
+  path.launch = setup.source.user ? one_thread_per_element(n, setup.block)
+                                  : saxpy_launch(n, setup.block, setup.grid,
                                                  course::driver::max_active_blocks_per_sm(path.cubin, setup.block),
                                                  sm_count);
-  path.runtime_launch = saxpy_launch(setup.n, setup.block, setup.grid, runtime_blocks_per_sm(setup.block), sm_count);
-  path.buffers.emplace(setup.n);
+  path.runtime_launch = saxpy_launch(n, setup.block, setup.grid, runtime_blocks_per_sm(setup.block), sm_count);
+  path.buffers.emplace(n);
+  path.buffers->upload(x, y);  // cuMemcpyHtoDAsync x 2, in the classic's stream
 }
 
 }  // namespace driver_saxpy

@@ -262,17 +262,17 @@ TEST(SaxpyKernelFile, MissingEmptyAndDirectoryAreUsageErrors) {
 // ---- Launch shapes ------------------------------------------------------------------------------
 TEST(SaxpyLaunch, GridCoversNAndStopsAtTheWaves) {
   const std::size_t per_block = 256 * 4 * driver_saxpy::kIlp;  // elements one block covers in one trip
-  EXPECT_EQ(driver_saxpy::saxpy_launch(1, 256, 0, 8, 132).grid, 1u);
-  EXPECT_EQ(driver_saxpy::saxpy_launch(per_block, 256, 0, 8, 132).grid, 1u);
-  EXPECT_EQ(driver_saxpy::saxpy_launch(per_block + 1, 256, 0, 8, 132).grid, 2u);
-  EXPECT_EQ(driver_saxpy::saxpy_launch(driver_saxpy::kClassicLength, 256, 0, 8, 132).grid,
-            static_cast<unsigned>(driver_saxpy::kWaves * 8 * 132));
-  EXPECT_EQ(driver_saxpy::saxpy_launch(driver_saxpy::kClassicLength, 256, 7, 8, 132).grid, 7u) << "--grid is taken as given";
-  EXPECT_EQ(driver_saxpy::saxpy_launch(100, 64, 0, 0, 0).block, 64u);
-  EXPECT_EQ(driver_saxpy::one_thread_per_element(1000, 256).grid, 4u);
-  EXPECT_EQ(driver_saxpy::one_thread_per_element(1, 1024).grid, 1u);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(1, 256, 0, 8, 132).blocks, 1);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(per_block, 256, 0, 8, 132).blocks, 1);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(per_block + 1, 256, 0, 8, 132).blocks, 2);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(driver_saxpy::kClassicLength, 256, 0, 8, 132).blocks,
+            driver_saxpy::kWaves * 8 * 132);
+  EXPECT_EQ(driver_saxpy::saxpy_launch(driver_saxpy::kClassicLength, 256, 7, 8, 132).blocks, 7) << "--grid is taken as given";
+  EXPECT_EQ(driver_saxpy::saxpy_launch(100, 64, 0, 0, 0).threads, 64);
+  EXPECT_EQ(driver_saxpy::one_thread_per_element(1000, 256).blocks, 4);
+  EXPECT_EQ(driver_saxpy::one_thread_per_element(1, 1024).blocks, 1);
   EXPECT_THROW(driver_saxpy::one_thread_per_element(std::size_t{1} << 40, 1), course::UsageError);
-  EXPECT_EQ(driver_saxpy::Launch({4224, 256}).describe(), "4,224 blocks of 256 threads");
+  EXPECT_EQ(driver_saxpy::one_thread_per_element(4224 * 256, 256).describe(), "4,224 blocks of 256 threads");
 }
 
 TEST(SaxpyLaunch, MisalignedPointersAreRefusedBeforeAnyLaunch) {
@@ -319,7 +319,7 @@ driver_saxpy::Compiled compile_for(const course::driver::Device& device, driver_
   return driver_saxpy::compile(driver_saxpy::kernel_source(), driver_saxpy::kKernelSourceName, target, options);
 }
 
-driver_saxpy::Launch lesson_launch(const DriverSession& session, CUfunction function, std::size_t n, int block = 256,
+course::LaunchShape lesson_launch(const DriverSession& session, CUfunction function, std::size_t n, int block = 256,
                             int grid = 0) {
   return driver_saxpy::saxpy_launch(n, block, grid, course::driver::max_active_blocks_per_sm(function, block),
                              session.device.sm_count());
@@ -351,8 +351,8 @@ TEST(GpuSaxpyDriver, AnyGridCoversEveryElement) {
   const CUfunction function = module.function(driver_saxpy::kEntry);
   const std::uint64_t seed = course::fresh_seed();
   const Inputs inputs = random_inputs(100003, seed);
-  for (const driver_saxpy::Launch launch : {driver_saxpy::Launch{1, 1}, driver_saxpy::Launch{1, 32}, driver_saxpy::Launch{3, 96},
-                                     driver_saxpy::Launch{7, 1024}, driver_saxpy::Launch{100000, 64}}) {
+  for (const course::LaunchShape launch : {course::LaunchShape{1, 1}, course::LaunchShape{1, 32}, course::LaunchShape{3, 96},
+                                     course::LaunchShape{7, 1024}, course::LaunchShape{100000, 64}}) {
     SCOPED_TRACE(launch.describe() + ", seed " + std::to_string(seed));
     EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
                           cpu_saxpy(1.1f, inputs)));
@@ -375,7 +375,7 @@ TEST(GpuSaxpyDriver, CubinModuleAndPtxLibraryGiveIdenticalResults) {
   for (std::size_t n : {std::size_t{1}, std::size_t{257}, std::size_t{1000003}}) {
     SCOPED_TRACE(trace(n, 1.1f, seed));
     const Inputs inputs = random_inputs(n, seed);
-    const driver_saxpy::Launch launch = lesson_launch(session, from_cubin, n);
+    const course::LaunchShape launch = lesson_launch(session, from_cubin, n);
     const std::vector<float> expected = driver_saxpy::run_driver_once(from_cubin, launch, 1.1f, inputs.x, inputs.y);
     EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(kernel_handle, launch, 1.1f, inputs.x, inputs.y), expected));
     EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(from_ptx, launch, 1.1f, inputs.x, inputs.y), expected));
@@ -396,14 +396,14 @@ TEST(GpuSaxpyDriver, RuntimeAndDriverShareTheContextAndGiveIdenticalResults) {
   for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{4099}, std::size_t{1000003}}) {
     SCOPED_TRACE(trace(n, 1.1f, seed));
     const Inputs inputs = random_inputs(n, seed);
-    const driver_saxpy::Launch launch = lesson_launch(session, function, n);
+    const course::LaunchShape launch = lesson_launch(session, function, n);
     const std::vector<float> driver_out = driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y);
 
     course::DeviceBuffer<float> x(n), y(n), out(n);
     x.copy_from_host(inputs.x);
     y.copy_from_host(inputs.y);
     out.poison();
-    const driver_saxpy::Launch runtime_launch =
+    const course::LaunchShape runtime_launch =
         driver_saxpy::saxpy_launch(n, 256, 0, driver_saxpy::runtime_blocks_per_sm(256), session.device.sm_count());
     driver_saxpy::launch_runtime(runtime_launch, 1.1f, x.data(), y.data(), out.data(), n, nullptr);
     std::vector<float> runtime_out(n, kNaN);
@@ -488,7 +488,7 @@ TEST(GpuSaxpyDriver, ACreatedContextIsSeparateFromThePrimaryOne) {
     const course::driver::Module module(cubin.image.data());
     const CUfunction function = module.function(driver_saxpy::kEntry);
     const Inputs inputs = random_inputs(4099, course::fresh_seed());
-    EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, driver_saxpy::Launch{8, 128}, 1.1f, inputs.x, inputs.y),
+    EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, course::LaunchShape{8, 128}, 1.1f, inputs.x, inputs.y),
                           cpu_saxpy(1.1f, inputs)));
   }
   session.context.make_current();  // the created context is gone; the primary one is current again
@@ -510,7 +510,7 @@ TEST(GpuSaxpyExercise, EveryTemplateInstanceMatchesTheCpu) {
     for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1009}, std::size_t{100003}}) {
       SCOPED_TRACE(instances[i] + ", " + trace(n, 1.1f, seed));
       const Inputs inputs = random_inputs(n, seed);
-      for (const driver_saxpy::Launch launch : {driver_saxpy::Launch{1, 32}, driver_saxpy::Launch{13, 128}, driver_saxpy::Launch{512, 256}}) {
+      for (const course::LaunchShape launch : {course::LaunchShape{1, 32}, course::LaunchShape{13, 128}, course::LaunchShape{512, 256}}) {
         EXPECT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
                               cpu_saxpy(1.1f, inputs)));
       }
@@ -529,7 +529,7 @@ TEST(GpuSaxpyExercise, TheStarterAsShippedFailsVerification) {
   const course::driver::Module module(compiled.image.data());
   const Inputs inputs = random_inputs(1009, course::fresh_seed());
   const std::vector<float> out = driver_saxpy::run_driver_once(module.function(compiled.lowered_names[0]),
-                                                               driver_saxpy::Launch{4, 128}, 1.1f, inputs.x, inputs.y);
+                                                               course::LaunchShape{4, 128}, 1.1f, inputs.x, inputs.y);
   const auto check = course::verify(out, driver_saxpy::saxpy_reference(1.1f, inputs.x, inputs.y),
                                     course::Tolerance::exact());
   EXPECT_FALSE(check.passed) << "the starter's empty body leaves the poisoned output: it must fail until written";

@@ -9,7 +9,23 @@
 #     EXIT3_ARGS     "memory=--length 1099511627776"        # <regex>=<arguments>: exit 3
 #     LIBRARIES      CUDA::cufft                            # anything beyond course::common
 #     REQUIRES       OpenBLAS                               # optional libraries (OpenBLAS, FFTW): missing -> lesson left out
-#     PROGRAMS       first_contact.cu)                      # stand-alone programs, no course helpers
+#     PROGRAMS       first_contact.cu                       # stand-alone programs, no course helpers
+#     TOOLS          matmul_tune.cu                         # programs built on <name>_lib (the target is the
+#                                                           #   file's stem); run by hand, not by a test
+#     FILE_OPTIONS   "saxpy_cpu.cpp=-ffp-contract=off"      # "<files>=<options>": compile options of single
+#                                                           #   files (sources, tests, kernels), each list
+#                                                           #   space-separated
+#     TEST_DEFINITIONS FIXTURES="${dir}/tests"              # compile definitions of <name>_tests
+#     EMBED_TEXT     "KERNEL_TEXT=saxpy_kernel.cuh"         # "<VARIABLE>=<file>": the file's text, for
+#                                                           #   CONFIGURED_SOURCES; editing it reconfigures
+#     CONFIGURED_SOURCES saxpy_source.cpp.in                # configure_file(@ONLY) into the build folder
+#                                                           #   (without .in), compiled into <name>_lib
+#     OUTPUT_CHECKS  "runs:0:my_saxpy=--kernel-file k.cu"   # "<test>:<exit>:<stdout regex>=<arguments>": the
+#                                                           #   binary's exit code and stdout (test <name>.<test>)
+#     SCRIPT_TESTS   check_plot.cmake)                      # cmake -P scripts run as cpu tests (<name>.plot for
+#                                                           #   check_plot.cmake), given LESSON, PYTHON (with
+#                                                           #   matplotlib, or empty), SOURCE_DIR, BINARY_DIR (a
+#                                                           #   folder of its own), PROJECT_DIR
 #
 # Found by the helper, so adding a kernel or an exercise needs no edit here:
 #   kernels/*.cu, kernels/*.cpp      the lesson's kernel progression (one kernel per file), in <name>_lib
@@ -33,7 +49,7 @@ set(COURSE_SANITIZER_TOOLS memcheck initcheck racecheck synccheck)
 
 function(add_lesson name)
   cmake_parse_arguments(PARSE_ARGV 1 LESSON ""
-    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;BAD_ARGS;EXIT3_ARGS;LIBRARIES;REQUIRES;PROGRAMS")
+    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;BAD_ARGS;EXIT3_ARGS;LIBRARIES;REQUIRES;PROGRAMS;TOOLS;FILE_OPTIONS;TEST_DEFINITIONS;EMBED_TEXT;CONFIGURED_SOURCES;OUTPUT_CHECKS;SCRIPT_TESTS")
   if(NOT LESSON_SOURCES OR NOT LESSON_TESTS)
     message(FATAL_ERROR "add_lesson(${name}): SOURCES and TESTS are required")
   endif()
@@ -57,6 +73,7 @@ function(add_lesson name)
   file(GLOB exercise_sources CONFIGURE_DEPENDS
        ${CMAKE_CURRENT_SOURCE_DIR}/exercises/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/exercises/*.cpp)
 
+  course_lesson_file_steps(${name})  # EMBED_TEXT, CONFIGURED_SOURCES, FILE_OPTIONS: adds to LESSON_SOURCES
   add_library(${name}_lib STATIC ${LESSON_SOURCES} ${kernel_sources})
   target_include_directories(${name}_lib PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name}_lib PUBLIC course::common OpenMP::OpenMP_CXX ${LESSON_LIBRARIES})
@@ -69,7 +86,18 @@ function(add_lesson name)
   add_executable(${name}_tests ${LESSON_TESTS} ${exercise_sources})
   target_link_libraries(${name}_tests PRIVATE ${name}_lib course::test_support)
   course_target_warnings(${name}_tests)
+  if(LESSON_TEST_DEFINITIONS)
+    target_compile_definitions(${name}_tests PRIVATE ${LESSON_TEST_DEFINITIONS})
+  endif()
   course_register_gtests(${name}_tests ${name})
+
+  # Tools: programs on the lesson's library and the course's helpers (a tuning benchmark).
+  foreach(tool_source IN LISTS LESSON_TOOLS)
+    get_filename_component(tool ${tool_source} NAME_WE)
+    add_executable(${tool} ${tool_source})
+    target_link_libraries(${tool} PRIVATE ${name}_lib)
+    course_target_warnings(${tool})
+  endforeach()
 
   # Stand-alone programs: plain CUDA, no course library. Each is run by a gpu-labelled test that
   # must print "matches"; without a GPU it reports SKIPPED with the program's own error line.
@@ -120,6 +148,8 @@ function(add_lesson name)
   course_add_valgrind_test(${name} ${LESSON_SMOKE_ARGS})  # cmake/Valgrind.cmake
   course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
   course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})
+  course_register_output_checks(${name} ${LESSON_OUTPUT_CHECKS})
+  course_register_script_tests(${name} ${LESSON_SCRIPT_TESTS})
 
   if(COURSE_COMPUTE_SANITIZER OR COURSE_GPU_AT_CONFIGURE)
     foreach(tool IN LISTS COURSE_SANITIZER_TOOLS)
@@ -169,5 +199,84 @@ function(course_register_exit_checks name code)
                -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}" -DPROBE=$<TARGET_FILE:course_device_info>
                -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
     set_tests_properties(${name}.exit${code}.${index} PROPERTIES LABELS cpu TIMEOUT 300)
+  endforeach()
+endfunction()
+
+# add_lesson's steps on single files, in the caller's scope (LESSON_* variables): a file's text in
+# a variable (EMBED_TEXT), templates configured into the build folder and compiled
+# (CONFIGURED_SOURCES), and compile options of single files (FILE_OPTIONS). A macro, so that the
+# sources it adds reach add_lesson and the file properties are set in the lesson's folder.
+macro(course_lesson_file_steps name)
+  foreach(item IN LISTS LESSON_EMBED_TEXT)
+    string(FIND "${item}" "=" split)
+    if(split LESS 1)
+      message(FATAL_ERROR "add_lesson(${name}): EMBED_TEXT '${item}' is not <VARIABLE>=<file>")
+    endif()
+    string(SUBSTRING "${item}" 0 ${split} embed_variable)
+    math(EXPR split "${split} + 1")
+    string(SUBSTRING "${item}" ${split} -1 embed_file)
+    file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${embed_file} ${embed_variable})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${embed_file})
+  endforeach()
+  foreach(template IN LISTS LESSON_CONFIGURED_SOURCES)
+    string(REGEX REPLACE "\\.in$" "" configured "${template}")
+    configure_file(${template} ${CMAKE_CURRENT_BINARY_DIR}/${configured} @ONLY)
+    list(APPEND LESSON_SOURCES ${CMAKE_CURRENT_BINARY_DIR}/${configured})
+  endforeach()
+  foreach(item IN LISTS LESSON_FILE_OPTIONS)
+    string(FIND "${item}" "=" split)
+    if(split LESS 1)
+      message(FATAL_ERROR "add_lesson(${name}): FILE_OPTIONS '${item}' is not <files>=<options>")
+    endif()
+    string(SUBSTRING "${item}" 0 ${split} option_files)
+    math(EXPR split "${split} + 1")
+    string(SUBSTRING "${item}" ${split} -1 file_options)
+    separate_arguments(option_files UNIX_COMMAND "${option_files}")
+    separate_arguments(file_options UNIX_COMMAND "${file_options}")
+    set_property(SOURCE ${option_files} APPEND PROPERTY COMPILE_OPTIONS ${file_options})
+  endforeach()
+endmacro()
+
+# Each item is "<test>:<exit code>:<stdout regex>=<arguments>": the binary, run with those
+# arguments, must exit with that code and print what the regex matches on stdout (a failure's
+# one-line error on stderr as well). A run that should succeed may use the GPU: it takes the
+# "gpu" lock and is a smoke test too.
+function(course_register_output_checks name)
+  foreach(item IN LISTS ARGN)
+    if(NOT item MATCHES "^([A-Za-z0-9_]+):([0-9]+):([^=]+)=(.*)$")
+      message(FATAL_ERROR "add_lesson(${name}): OUTPUT_CHECKS '${item}' is not <test>:<exit>:<stdout regex>=<arguments>")
+    endif()
+    set(test ${CMAKE_MATCH_1})
+    set(code ${CMAKE_MATCH_2})
+    set(pattern "${CMAKE_MATCH_3}")
+    separate_arguments(arguments UNIX_COMMAND "${CMAKE_MATCH_4}")
+    string(REPLACE ";" "|" arguments "${arguments}")
+    set(one_line_error "")
+    set(labels cpu)
+    if(code EQUAL 0)
+      set(labels "cpu;smoke")
+    else()
+      set(one_line_error ".")
+    endif()
+    add_test(NAME ${name}.${test}
+             COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${arguments}"
+               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDOUT=${pattern}" "-DEXPECTED_STDERR=${one_line_error}"
+               -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${name}.${test} PROPERTIES LABELS "${labels}" TIMEOUT 300 RESOURCE_LOCK gpu)
+  endforeach()
+endfunction()
+
+# Each item is a cmake -P script of the lesson folder, run as a cpu test named after the file
+# (check_plot.cmake: <name>.plot) in a build folder of its own.
+function(course_register_script_tests name)
+  foreach(script IN LISTS ARGN)
+    get_filename_component(test ${script} NAME_WE)
+    string(REGEX REPLACE "^check_" "" test "${test}")
+    add_test(NAME ${name}.${test}
+             COMMAND ${CMAKE_COMMAND} -DLESSON=$<TARGET_FILE:${name}> "-DPYTHON=${COURSE_PLOT_PYTHON}"
+               -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR} -DBINARY_DIR=${CMAKE_CURRENT_BINARY_DIR}/${test}_test
+               -DPROJECT_DIR=${PROJECT_SOURCE_DIR}
+               -P ${CMAKE_CURRENT_SOURCE_DIR}/${script})
+    set_tests_properties(${name}.${test} PROPERTIES LABELS cpu TIMEOUT 300)
   endforeach()
 endfunction()

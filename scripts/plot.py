@@ -8,10 +8,12 @@ For each lesson found it writes, as the data allow:
   <lesson>_throughput.png    throughput against size, one line per variant, with the ceiling
                              measured in the same runs as a dashed line (needs two sizes or more)
   <lesson>_<name>_sweep.png  each sweep a run made (--sweep NAME, the JSON's "sweeps"):
-                             throughput against the sweep's axis, one line per variant, with
+                             throughput against the sweep's axis, one line per variant (one
+                             colour per variant, one line style per group: FP32, FP64), with
                              the points' ceiling as a dashed line (the largest run that has it);
                              e.g. 02_elementwise_add_launch_sweep.png, bandwidth against threads
-                             per block, one line per grid size
+                             per block, one line per grid size; 04_shared_matmul_size_sweep.png,
+                             GFLOP/s against M = N = K; 05_mandelbrot_blocks_sweep.png
   and whatever the lesson's own plot modules draw (LESSON_PLOT_MODULES below: a fixed list, so a
   results file, which is data passed around, never chooses what code runs), each with a
   function plot(reports, out_dir, course) that returns the paths it wrote (course is this
@@ -310,17 +312,41 @@ def plot_throughput(reports, out_dir):
 
 
 def sweeps_of(report):
-    """The report's sweeps; a lesson 02 report written before sweeps were part of the report kept
-    its launch sweep in extra.launch_sweep (docs/data holds such runs): read as the same shape."""
+    """The report's sweeps. Reports written before sweeps were part of the report (docs/data holds
+    such runs) kept them in extra: lesson 02's launch sweep (extra.launch_sweep), lesson 04's size
+    sweep (extra.sweep) and lesson 05's block sweep (extra.block_sweep); each is read as the same
+    shape, under the name its flag has now (--sweep launch, size, blocks)."""
     if "sweeps" in report:
         return report["sweeps"]
-    old = (report.get("extra") or {}).get("launch_sweep")
-    if not old:
-        return []
-    points = [{"value": p["block"], "variant": p["grid"], "group": "", "status": "ok", "throughput": p["throughput"],
-               "ceiling": "d2d_copy"} for p in old["points"]]
-    return [{"name": "launch", "axis": "threads per block", "title": f"{old['kernel']} at every block size and grid size",
-             "unit": report["throughput_unit"], "status": "ok", "points": points}]
+    extra = report.get("extra") or {}
+    unit = report["throughput_unit"]
+    if extra.get("launch_sweep"):
+        old = extra["launch_sweep"]
+        points = [{"value": p["block"], "variant": p["grid"], "group": "", "status": "ok", "throughput": p["throughput"],
+                   "ceiling": "d2d_copy"} for p in old["points"]]
+        return [{"name": "launch", "axis": "threads per block",
+                 "title": f"{old['kernel']} at every block size and grid size", "unit": unit, "status": "ok",
+                 "points": points}]
+    if report.get("lesson") == "04_shared_matmul" and isinstance(extra.get("sweep"), list):
+        points = [{"value": p["size"], "group": "", "status": "ok", "throughput": p["gflops"], "ceiling": "fp32_fma",
+                   "variant": "GPU cuBLAS SGEMM (FP32, TF32 off)" if p["kernel"] == "cublas" else f"GPU {p['kernel']}"}
+                  for p in extra["sweep"] if p["verified"]]
+        return [{"name": "size", "axis": "M = N = K", "title": "cuBLAS and the kernels at square sizes",
+                 "unit": unit, "status": "ok", "points": points}]
+    if isinstance(extra.get("block_sweep"), dict):
+        points = []
+        for group, old in sorted(extra["block_sweep"].items()):
+            for p in old:
+                width, height = (int(v) for v in p["block"].split("x"))
+                grid = f", the classic's grid of {p['grid']} blocks" if p["fixed_grid"] else ""
+                points.append({"value": width, "variant": f"{width * height} threads per block{grid}", "group": group,
+                               "status": "ok" if p["passed"] else "failed",
+                               "throughput": p["pixel_iterations_per_s"] / 1e9,
+                               "ceiling": f"{group.lower()}_fma_fast"})
+        return [{"name": "blocks", "axis": "block width (threads in x)",
+                 "title": "mandel_fast at 11 block shapes and the classic's fixed grid", "unit": unit, "status": "ok",
+                 "points": points}]
+    return []
 
 
 def plot_sweep(reports, name, out_dir):
@@ -335,16 +361,23 @@ def plot_sweep(reports, name, out_dir):
     sweep, points = points_of(report)
     series = defaultdict(list)
     for point in points:
-        label = f"{point['group']}: {point['variant']}" if point["group"] else point["variant"]
-        series[label].append((point["value"], point["throughput"]))
-    figure, axes = plt.subplots(figsize=(9, 5.5))
-    for label, values in series.items():
+        series[(point["group"], point["variant"])].append((point["value"], point["throughput"]))
+    # One colour per variant, one line style per group (FP32 solid, FP64 dashed): a variant run in
+    # two precisions reads as a pair.
+    groups = list(dict.fromkeys(group for group, _ in series))
+    variants = list(dict.fromkeys(variant for _, variant in series))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    crowded = len(series) > 8  # the legend goes beside the axes, not over the points
+    figure, axes = plt.subplots(figsize=(13, 5.5) if crowded else (9, 5.5))
+    for (group, variant), values in series.items():
         xs, ys = zip(*sorted(values))
-        axes.plot(xs, ys, marker="o", label=label)
+        axes.plot(xs, ys, marker="o", color=colors[variants.index(variant) % len(colors)],
+                  linestyle=("-", "--", ":", "-.")[groups.index(group) % 4],
+                  label=f"{group}: {variant}" if group else variant)
     ceiling_names = {point["ceiling"] for point in points if point["ceiling"]}
     for ceiling in report["ceilings"]:
         if ceiling["name"] in ceiling_names and ceiling["unit"] == sweep["unit"]:
-            axes.axhline(ceiling["value"], color="black", linestyle="--", linewidth=1.5,
+            axes.axhline(ceiling["value"], color="black", linestyle="--", linewidth=1.5, alpha=0.6,
                          label=f"ceiling: {ceiling['name']} (same run)")
     values = [point["value"] for point in points]
     if min(values) > 0 and max(values) >= 8 * min(values):
@@ -356,7 +389,10 @@ def plot_sweep(reports, name, out_dir):
     axes.set_ylabel(f"throughput ({sweep['unit']})")
     axes.set_ylim(bottom=0)
     axes.grid(True, alpha=0.3)
-    axes.legend(fontsize=8)
+    if crowded:
+        axes.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    else:
+        axes.legend(fontsize=8)
     size = report["size"]
     title = f": {sweep['title']}" if sweep["title"] else ""
     axes.set_title(f"{report['lesson']}, sweep {name}{title}, {size['name']} = {size['value']:,}\n"
@@ -374,8 +410,6 @@ COURSE_ROOT = Path(__file__).resolve().parent.parent
 # file names its lesson, and that name is only looked up here, never used as a path or module name.
 LESSON_PLOT_MODULES = {
     "03_streams": ("plot_timeline",),
-    "04_shared_matmul": ("plot_matmul",),
-    "05_mandelbrot": ("plot_mandelbrot",),
     "06_fft_convolve": ("plot_fft_convolve",),
 }
 
@@ -423,8 +457,8 @@ def draw(reports, out_dir):
         try:
             written.append(plot_times(largest, out_dir))
             written.append(plot_throughput(lesson_reports, out_dir))
-            # Reports written before sweeps were part of the report have no "sweeps".
-            for name in sorted({sweep["name"] for r in lesson_reports for sweep in r.get("sweeps", [])}):
+            # Reports written before sweeps were part of the report: sweeps_of reads their extra fields.
+            for name in sorted({sweep["name"] for r in lesson_reports for sweep in sweeps_of(r)}):
                 written.append(plot_sweep(lesson_reports, name, out_dir))
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             raise InputError(f"{lesson}: a result file lacks a field or has a wrong one ({one_line(repr(error))})")

@@ -63,6 +63,14 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
     run 03_default "$bin/03_streams" || status=1
     run 03_compute_bound "$bin/03_streams" --intensity 2000 || status=1
   fi
+  if [ -x "$bin/04_shared_matmul" ]; then
+    run 04_4096 "$bin/04_shared_matmul" || status=1
+    run 04_sweep "$bin/04_shared_matmul" --size 1024 --skip-cpu --sweep size --reps 10 || status=1
+  fi
+  if [ -x "$bin/05_mandelbrot" ]; then
+    run 05_classic "$bin/05_mandelbrot" || status=1
+    run 05_perf "$bin/05_mandelbrot" --width 4096 --height 4096 --iters 1000 --skip-serial --sweep blocks || status=1
+  fi
   if [ -x "$bin/06_fft_convolve" ]; then
     run 06_default "$bin/06_fft_convolve" --out-dir "$out/runs/06_pictures" || status=1
     run 06_4096 "$bin/06_fft_convolve" -n 4096 || status=1
@@ -76,6 +84,10 @@ if [ "$part" = runs ] || [ "$part" = all ]; then
     # Each kernel's worst option in units of u kappa, and the cancellation table (docs, sections 9, 10).
     "$bin/07_black_scholes_tests" --gtest_filter='*WorstOption*:*Cancellation*' >"$out/runs/07_accuracy_tests.txt" 2>&1 ||
       status=1
+  fi
+  if [ -x "$bin/08_driver_api_saxpy" ]; then
+    run 08_default "$bin/08_driver_api_saxpy" || status=1
+    run 08_a1.1 "$bin/08_driver_api_saxpy" -a 1.1 || status=1
   fi
   [ -n "$python" ] && "$python" "$course_root/scripts/plot.py" "$out/runs" --out "$out/plots" || true
 fi

@@ -9,7 +9,8 @@
 #   --bin      the lesson binaries of a build already made (default: build and use build/release/bin)
 # Needs a Release build (made if missing). Plots need Python 3 with matplotlib.
 # This is a sweep over sizes, one run per size. A lesson's own sweeps inside one run (--sweep NAME,
-# e.g. 02's --sweep launch) go into that run's JSON ("sweeps") and plot.py draws them too.
+# e.g. 02's --sweep launch, 04's --sweep size, 05's --sweep blocks) go into that run's JSON
+# ("sweeps") and plot.py draws them too.
 # Prints a line per run (which, how far, an estimate of the time left). Exit code: 0 every run
 # verified, else the worst a run gave (1 verification failed, 2 bad arguments, 3 runtime error).
 set -euo pipefail
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --bin) course_value "$@"; bin="$(cd "$course_caller_dir" && realpath -m "$2")"; shift 2 ;;
     --no-plot) plot=0; shift ;;
     --) shift; run_args=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) course_say "sweep.sh: unknown argument '$1' (see --help)"; exit 2 ;;
   esac
 done

@@ -12,10 +12,10 @@
 namespace mandelbrot::exercises {
 
 // Exercise 1: the Julia set of k = kx + i ky (z starts at the pixel, z = z^2 + k), one count per
-// pixel, the 2-D grid-stride loops of mandel_classic, blocks of `block` threads.
+// pixel, the 2-D grid-stride loops of the lesson's kernels (kernels/pixel_grid.cuh), blocks of `block` threads.
 void launch_julia_starter(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters,
-                          Shape block, cudaStream_t stream);
+                          Extent block, cudaStream_t stream);
 void launch_julia_solution(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters,
-                           Shape block, cudaStream_t stream);
+                           Extent block, cudaStream_t stream);
 
 }  // namespace mandelbrot::exercises

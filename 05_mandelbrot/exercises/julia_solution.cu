@@ -30,11 +30,11 @@ __global__ void julia_kernel(std::uint32_t* __restrict__ counts, Frame<float> fr
 
 }  // namespace
 
-void launch_julia_solution(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters, Shape block,
+void launch_julia_solution(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters, Extent block,
                   cudaStream_t stream) {
-  const Launch launch = plan_launch({block, {0, 0}}, frame.width, frame.height);
-  julia_kernel<<<dim3(static_cast<unsigned>(launch.grid.x), static_cast<unsigned>(launch.grid.y)),
-                 dim3(static_cast<unsigned>(block.x), static_cast<unsigned>(block.y)), 0, stream>>>(
+  const course::LaunchShape launch = plan_launch(launch_of(block), frame.width, frame.height);
+  julia_kernel<<<dim3(static_cast<unsigned>(launch.blocks), static_cast<unsigned>(launch.blocks_y)),
+                 dim3(static_cast<unsigned>(launch.threads), static_cast<unsigned>(launch.threads_y)), 0, stream>>>(
       counts, frame, kx, ky, max_iters);
   CUDA_CHECK_LAUNCH("julia_kernel (solution)");
 }

@@ -16,7 +16,7 @@ namespace {
 
 __global__ void julia_kernel(std::uint32_t* __restrict__ counts, Frame<float> frame, float kx, float ky,
                              int max_iters) {
-  // TODO 1: the 2-D grid-stride loops of mandel_classic (mandelbrot_gpu.cu): rows in y, columns in x.
+  // TODO 1: the 2-D grid-stride loops of the lesson's kernels (kernels/pixel_grid.cuh): rows in y, columns in x.
   // TODO 2: for each pixel, z0 = pixel_re(frame, col) + i pixel_im(frame, row); write
   //         counts[row * width + col] = julia_count(z0 re, z0 im, kx, ky, max_iters)
   //         (julia_count is in mandelbrot.hpp: mandel with the roles of z and c swapped).
@@ -30,10 +30,10 @@ __global__ void julia_kernel(std::uint32_t* __restrict__ counts, Frame<float> fr
 }  // namespace
 
 void launch_julia_starter(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters,
-                          Shape block, cudaStream_t stream) {
-  const Launch launch = plan_launch({block, {0, 0}}, frame.width, frame.height);
-  julia_kernel<<<dim3(static_cast<unsigned>(launch.grid.x), static_cast<unsigned>(launch.grid.y)),
-                 dim3(static_cast<unsigned>(block.x), static_cast<unsigned>(block.y)), 0, stream>>>(
+                          Extent block, cudaStream_t stream) {
+  const course::LaunchShape launch = plan_launch(launch_of(block), frame.width, frame.height);
+  julia_kernel<<<dim3(static_cast<unsigned>(launch.blocks), static_cast<unsigned>(launch.blocks_y)),
+                 dim3(static_cast<unsigned>(launch.threads), static_cast<unsigned>(launch.threads_y)), 0, stream>>>(
       counts, frame, kx, ky, max_iters);
   CUDA_CHECK_LAUNCH("julia_kernel (starter)");
 }

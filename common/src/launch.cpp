@@ -12,6 +12,10 @@
 namespace course {
 
 std::string LaunchShape::describe() const {
+  if (two_d()) {
+    return std::to_string(blocks) + "x" + std::to_string(blocks_y) + " blocks of " + std::to_string(threads) + "x" +
+           std::to_string(threads_y) + " threads";
+  }
   return format_count(static_cast<std::uint64_t>(blocks)) + (blocks == 1 ? " block of " : " blocks of ") +
          std::to_string(threads) + " threads";
 }

@@ -23,6 +23,18 @@ TEST(Launch, BlocksToCoverRoundsUp) {
   EXPECT_EQ(course::blocks_to_cover(10'000'000, 256), 39063u);
 }
 
+TEST(Launch, ShapesDescribeThemselvesIn1dAnd2d) {
+  EXPECT_EQ((course::LaunchShape{1, 400}).describe(), "1 block of 400 threads");
+  EXPECT_EQ((course::LaunchShape{4096, 256}).describe(), "4,096 blocks of 256 threads");
+  EXPECT_FALSE((course::LaunchShape{4096, 256}).two_d());
+  const course::LaunchShape image{.blocks = 48, .threads = 32, .blocks_y = 128, .threads_y = 8};
+  EXPECT_TRUE(image.two_d());
+  EXPECT_EQ(image.describe(), "48x128 blocks of 32x8 threads");
+  EXPECT_EQ((course::LaunchShape{.blocks = 10, .threads = 32, .blocks_y = 1, .threads_y = 1}).describe(),
+            "10x1 blocks of 32x1 threads")
+      << "a 2-D launch one block high is still written in 2-D";
+}
+
 TEST(GpuLaunch, ResidentBlocksFillTheMachineButNoMore) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const int resident = course::resident_blocks(reinterpret_cast<const void*>(write_index), 256);

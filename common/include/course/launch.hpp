@@ -11,10 +11,15 @@
 
 namespace course {
 
-// The grid a launcher actually launched, for the report ("1,056 blocks of 256 threads").
+// The grid a launcher actually launched, for the report ("1,056 blocks of 256 threads"). A 2-D
+// launch (one thread per pixel of an image) also has y extents; blocks and threads are then the
+// x extents ("48x128 blocks of 32x8 threads"). 0 in both y fields: a 1-D launch.
 struct LaunchShape {
   long long blocks = 0;
-  int threads = 0;  // per block
+  int threads = 0;    // per block
+  int blocks_y = 0;   // 2-D launches only
+  int threads_y = 0;  // 2-D launches only: threads per block in y
+  bool two_d() const { return blocks_y > 0 || threads_y > 0; }
   std::string describe() const;
 };
 

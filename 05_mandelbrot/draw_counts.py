@@ -11,10 +11,10 @@ This script draws the grey levels through a colour map, with the real and imagin
 labelled in the complex plane, and a colour bar in escape counts.
 
     05_mandelbrot --image counts.png --gray
-    python3 05_mandelbrot/plot_mandelbrot.py counts.png --out set.png [--cmap magma] [--title TEXT]
+    python3 05_mandelbrot/draw_counts.py counts.png --out set.png [--cmap magma] [--title TEXT]
 
-scripts/plot.py also loads this module and calls plot(reports, out_dir, course): from a run with
---sweep-blocks it draws the block-shape sweep (05_mandelbrot_block_sweep.png).
+The block-shape sweep of a run (--sweep blocks) is in the run's JSON ("sweeps"): scripts/plot.py
+draws it (05_mandelbrot_blocks_sweep.png), like every lesson's sweeps.
 """
 import argparse
 import math
@@ -84,43 +84,6 @@ def parse_view(comments):
             x0, x1, y0, y1 = (float(v) for v in parts[2:6])
             return (x0, x1, y0, y1), int(parts[7]), parts[9], (int(parts[11]), int(parts[12]))
     return None, None, None, None
-
-
-def plot(reports, out_dir, course):
-    """The block-shape sweep of the largest run that recorded one (extra.block_sweep), FP32 and
-    FP64 side by side, in pixel-iterations per second. Returns the paths written."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with_sweep = [r for r in reports if r.get("extra", {}).get("block_sweep")]
-    if not with_sweep:
-        return []
-    report = max(with_sweep, key=lambda r: r["size"]["value"])
-    sweeps = report["extra"]["block_sweep"]
-    precisions = [p for p in ("FP32", "FP64") if p in sweeps]
-    figure, axes = plt.subplots(1, len(precisions), figsize=(5.5 * len(precisions), 4.8), squeeze=False)
-    for ax, precision in zip(axes[0], precisions):
-        points = sweeps[precision]
-        labels = [p["block"] + ("\nfixed grid" if p["fixed_grid"] else "") for p in points]
-        rates = [p["pixel_iterations_per_s"] / 1e12 for p in points]
-        colors = ["#c44e52" if p["fixed_grid"] else "#55a868" for p in points]
-        ax.bar(range(len(points)), rates, color=colors)
-        ax.set_xticks(range(len(points)))
-        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
-        ax.set_ylabel("pixel-iterations per second (10^12)")
-        ax.set_title(f"{precision} mandel_fast", fontsize=10)
-        ax.grid(True, axis="y", alpha=0.3)
-    extra = report["extra"]
-    dims = report["size"].get("dims", {})
-    shape = f"{dims.get('width', '?')} x {dims.get('height', '?')}"
-    figure.suptitle(f"{report['lesson']}: block shape, {shape} pixels, {extra.get('iters', '?')} iterations "
-                    f"(one thread per pixel; red: the classic 32x16 grid)\n{course.provenance(report)}", fontsize=10)
-    figure.tight_layout()
-    path = out_dir / f"{report['lesson']}_block_sweep.png"
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return [path]
 
 
 def main(argv=None):

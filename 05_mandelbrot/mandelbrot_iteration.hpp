@@ -1,4 +1,5 @@
-// Lesson 05: the iteration itself, one header that both the CPU (g++) and the GPU (nvcc) compile.
+// Lesson 05: the iteration z = z^2 + c itself, one header that both the CPU (g++) and the GPU
+// (nvcc) compile.
 //
 // Teaches:
 //  - the definition: z starts at 0 and z = z^2 + c repeats; the escape count of c is the first

@@ -1,0 +1,115 @@
+// Lesson 05, the pieces main.cpp puts together, so that main.cpp reads like the lesson: the
+// command line and its checks, the reference counts of each precision and how a kernel's counts
+// are checked against them (lesson_setup.cpp), the FMA ceilings, the rates table and the JSON's
+// extra fields (lesson_report.cpp), the block-shape sweep (block_sweep.cpp).
+// Only main.cpp includes this header (it carries CLI11 and the harness); the tests use mandelbrot.hpp.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "course/harness.hpp"
+#include "mandelbrot.hpp"
+
+namespace mandelbrot {
+
+// ---- The command line (lesson_setup.cpp) ------------------------------------------------------
+struct Options {
+  int iters = kClassicIters;
+  View view;
+  std::vector<double> centre;
+  double zoom = 0;
+  std::string block = "32x8";
+  std::string grid = "auto";
+  std::string precision = "both";
+  std::string image_path;
+  bool gray = false;
+  bool skip_serial = false;
+};
+void add_options(CLI::App& app, Options& options);
+
+// What the options ask for, checked: one-line errors (exit 2) for anything that cannot be drawn.
+struct Problem {
+  int width = 0, height = 0;
+  int iters = 0;
+  View view;
+  course::LaunchShape launch;     // as asked for (--block, --grid)
+  course::Precisions precisions;  // --precision
+  std::size_t pixels() const { return static_cast<std::size_t>(width) * static_cast<std::size_t>(height); }
+};
+Problem check_options(Options& options, const CLI::App& app, int width, int height);
+
+// ---- One precision's reference (lesson_setup.cpp) ---------------------------------------------
+struct PrecisionRun {
+  course::Precision precision = course::Precision::fp32;
+  Frame<float> f32;
+  Frame<double> f64;
+  std::vector<std::uint32_t> reference;  // the definition, fused arithmetic (CPU, OpenMP)
+  std::vector<std::uint32_t> natural;    // natural arithmetic (CPU), computed when a kernel first needs it
+  CountStats stats;
+  double reference_ms = 0;
+
+  std::string group() const { return std::string(course::precision_name(precision)); }
+  template <class T>
+  const Frame<T>& frame() const {
+    if constexpr (sizeof(T) == sizeof(float)) {
+      return f32;
+    } else {
+      return f64;
+    }
+  }
+  // render_cpu in this precision.
+  void render(int max_iters, Arithmetic arithmetic, CpuMethod method, std::span<std::uint32_t> counts) const;
+};
+// How a kernel's counts (in `d_counts`, copied into `host`) are checked, by its facts: fused
+// arithmetic exactly against the reference, natural arithmetic against the CPU's natural
+// arithmetic with a bounded fraction of pixels allowed to differ. check_note says so in words.
+course::Check check_kernel(const KernelFacts& facts, PrecisionRun& run, int max_iters,
+                           course::DeviceBuffer<std::uint32_t>& d_counts, std::span<std::uint32_t> host);
+std::string check_note(const KernelFacts& facts, course::Precision precision, int max_iters);
+
+// The GPU rows' rates after the table: megapixels, pixel-iterations and FP instructions per second.
+struct Rate {
+  std::string variant;
+  double fp_per_iteration = 0;
+};
+
+// ---- What the rows refer to (lesson_setup.cpp) ------------------------------------------------
+struct LessonData {
+  Problem problem;
+  std::deque<PrecisionRun> runs;                 // one per precision asked for, FP32 first
+  std::vector<KernelEntry> table;                // the registry, in the precisions asked for
+  course::DeviceBuffer<std::uint32_t> d_counts;  // allocated only when a GPU is usable
+  std::vector<std::uint32_t> counts;             // each row's counts on the host
+  std::vector<Rate> rates;                       // the kernel rows, for the rates table
+
+  PrecisionRun& run_of(course::Precision precision);
+  std::span<const KernelEntry> kernels() const { return table; }
+};
+// The references of every precision asked for (a line each), the registry in those precisions,
+// the host's counts.
+void prepare(LessonData& data);
+
+// The image (--image): the last precision's counts, from its end-to-end row (the last row to
+// write `counts`) when a GPU ran it, else the CPU reference.
+void write_image(const Options& options, const LessonData& data, bool from_gpu);
+
+// ---- The report (lesson_report.cpp) -----------------------------------------------------------
+// The FMA ceilings in pixel-iterations per second: the measured FMA rate (GFLOP/s / 2 = FP
+// instructions per second) divided by a kernel's FP instructions per iteration. A row's "of
+// ceil" is then the fraction of the FP pipes' measured rate its FP instructions use. One per
+// kernel that runs (the chosen ones and the headline), named fma_ceiling_name.
+std::string fma_ceiling_name(course::Precision precision, const KernelEntry& kernel);  // "fp32_fma_mandel_fast"
+void add_fma_ceilings(course::Lesson& lesson, course::Precision precision, std::span<const KernelEntry> table,
+                      const std::vector<const KernelEntry*>& chosen);
+void print_rates(const course::Report& report, const LessonData& data);
+// The JSON's extra fields: per precision the iterations and the reference's time, the view.
+void record_extras(course::Lesson& lesson, const LessonData& data);
+
+// ---- The block sweep (block_sweep.cpp, --sweep blocks) ----------------------------------------
+course::Sweep block_sweep(LessonData& data);
+
+}  // namespace mandelbrot
