@@ -23,28 +23,14 @@
 #include "course/temporary_folder.hpp"
 #include "course/threads.hpp"
 
+#include "scratch_folder.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
 // A fresh, empty folder per test, removed afterwards.
-class Files : public ::testing::Test {
- protected:
-  void SetUp() override {
-    folder_ = fs::temp_directory_path() /
-              ("course_files_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(folder_);
-    fs::create_directories(folder_);
-  }
-  void TearDown() override { fs::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-  std::size_t files_in_folder() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(folder_), fs::directory_iterator()));
-  }
-
-  fs::path folder_;
-};
+class Files : public course::testing::ScratchFolderTest {};
 
 template <class E, class F>
 void expect_one_line_error(F&& action, const std::string& expected) {

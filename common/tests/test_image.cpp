@@ -15,29 +15,15 @@
 #include "course/errors.hpp"
 #include "course/image.hpp"
 
+#include "scratch_folder.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::string_literals;  // "..."s keeps embedded zero bytes
 
 // A fresh, empty folder per test, removed afterwards.
-class ImageFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    folder_ = fs::temp_directory_path() /
-              ("course_image_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(folder_);
-    fs::create_directories(folder_);
-  }
-  void TearDown() override { fs::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-  std::size_t files_in_folder() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(folder_), fs::directory_iterator()));
-  }
-
-  fs::path folder_;
-};
+class ImageFiles : public course::testing::ScratchFolderTest {};
 
 course::Image pattern(int width, int height, int channels) {
   course::Image image(width, height, channels);
