@@ -58,9 +58,6 @@ bool check_shape(const std::vector<Candidate>& candidates, const Shape& s, bool 
   course::DeviceBuffer<float> da(na), db(nb), dc(nc);
   da.copy_from_host(a);
   db.copy_from_host(b);
-  // A pageable cudaMemcpy may return before its last bytes land, and `stream` does not wait for
-  // the legacy stream it ran in: wait here, before any kernel reads A or B.
-  CUDA_CHECK(cudaDeviceSynchronize());
   bool all = true;
   std::vector<Candidate> everything = candidates;
   everything.push_back({"cublas (pedantic FP32)", nullptr});
@@ -160,7 +157,6 @@ void time_all(const std::vector<Candidate>& candidates, int size, int reps, cuda
     da.copy_from_host(h);
     course::fill_normal(h, 2);
     db.copy_from_host(h);
-    CUDA_CHECK(cudaDeviceSynchronize());  // as in check_shape: the copies have landed before any kernel runs
   }
   const double flops = matmul::matmul_flops(size, size, size);
   auto time_cublas = [&](int warmup) {
