@@ -133,6 +133,7 @@ int run(int argc, char** argv) {
   const std::string what = source.user ? source.entry + " from " + source.name : std::string("saxpy");
   const std::string runtime_row = "GPU runtime API: saxpy built by nvcc, <<<>>>";
   add_kernel_rows(lesson, d, path, what, runtime_row);
+  ds::add_library_row(lesson, d, path);  // cublasSaxpy: what a C++ user would call instead
   add_end_to_end(lesson, d, path, what);
   ds::add_contraction_demo(lesson, d, path);
 

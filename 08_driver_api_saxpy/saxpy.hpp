@@ -4,7 +4,7 @@
 // references (saxpy_cpu.cpp, built without floating-point contraction), run-time compilation
 // (saxpy_rtc.cpp: the embedded kernel source, NVRTC, reading a user's kernel file), the
 // driver-API steps and load timings (saxpy_driver.cpp), and the same kernel built by nvcc and
-// launched with <<<>>> (saxpy_runtime.cu). The kernel itself is saxpy_kernel.cuh. The run's
+// launched with <<<>>> (saxpy_runtime.cu), cuBLAS's saxpy (saxpy_library.cpp). The kernel itself is saxpy_kernel.cuh. The run's
 // walkthrough, which prints each step's time, is saxpy_steps.hpp (main.cpp only).
 #pragma once
 
@@ -23,6 +23,10 @@
 #include "course/launch.hpp"
 #include "course/temporary_folder.hpp"
 #include "course/verify.hpp"
+
+namespace course {
+class CublasHandle;  // course/cublas_ceiling.hpp
+}
 
 namespace driver_saxpy {
 
@@ -114,6 +118,11 @@ inline float* as_floats(CUdeviceptr pointer) { return reinterpret_cast<float*>(s
 int runtime_blocks_per_sm(int block_size);  // occupancy of the nvcc-built kernel
 void launch_runtime(const course::LaunchShape& launch, float a, const float* x, const float* y, float* out, std::size_t n,
                     cudaStream_t stream);
+
+// ---- The library a user would call instead (saxpy_library.cpp) ----------------------------------------
+// cublasSaxpy in `stream`: y = a * x + y, in place (BLAS level 1 has no separate output).
+void cublas_saxpy_in_place(const course::CublasHandle& handle, float a, const float* x, float* y, std::size_t n,
+                           cudaStream_t stream);
 
 // ---- Driver API (saxpy_driver.cpp) ------------------------------------------------------------------
 // cuLaunchKernel(function, grid, block, ..., args): args holds a pointer to each argument.

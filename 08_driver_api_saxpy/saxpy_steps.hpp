@@ -134,6 +134,10 @@ void prepare(RowData& data, float a, std::size_t n, std::uint64_t seed);
 // bit, and report_findings compares them with the unfused ones.
 void add_contraction_demo(course::Lesson& lesson, RowData& data, DriverPath& path);
 
+// The library row (saxpy_library.cpp): cublasSaxpy in place on the classic's buffers, held
+// against the same copy ceiling; the kernels' "vs lib" column is their ratio to it.
+void add_library_row(course::Lesson& lesson, RowData& data, DriverPath& path);
+
 // After the table: one context, identical bits, the time ratio of the driver's and the runtime's
 // kernels (`runtime_row` names the latter), what contraction changed; printed and in the JSON.
 void report_findings(course::Lesson& lesson, DriverPath& path, const Observed& seen, float a, bool user_source,

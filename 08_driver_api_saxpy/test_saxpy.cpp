@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "course/check.hpp"
+#include "course/cublas_ceiling.hpp"
 #include "course/device_buffer.hpp"
 #include "course/driver.hpp"
 #include "course/errors.hpp"
@@ -436,6 +437,29 @@ TEST(GpuSaxpyDriver, FmadTrueGivesStdFmaBitForBit) {
   driver_saxpy::saxpy_fused_serial(1.1f, inputs.x, inputs.y, expected);
   EXPECT_TRUE(same_bits(out, expected));
   EXPECT_FALSE(same_bits(out, cpu_saxpy(1.1f, inputs))) << "contraction changes some results when a * x rounds";
+}
+
+// The library row's call at every awkward size and both a's: bit-equal to one of the two
+// roundings (unfused or std::fma), the same one at every element, and y is written everywhere.
+TEST(GpuSaxpyLibrary, CublasSaxpyMatchesOneRoundingAtEverySize) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const course::CublasHandle handle;
+  const std::uint64_t seed = course::fresh_seed();
+  for (float a : kAValues) {
+    for (std::size_t n : kSizes) {
+      SCOPED_TRACE(trace(n, a, seed));
+      const Inputs inputs = random_inputs(n, seed);
+      course::DeviceBuffer<float> x(n, "x"), y(n, "y");
+      x.copy_from_host(inputs.x);
+      y.copy_from_host(inputs.y);
+      driver_saxpy::cublas_saxpy_in_place(handle, a, x.data(), y.data(), n, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float> out(n, kNaN), fused(n, kNaN);
+      y.copy_to_host(out);
+      driver_saxpy::saxpy_fused_serial(a, inputs.x, inputs.y, fused);
+      EXPECT_TRUE(same_bits(out, cpu_saxpy(a, inputs)) || same_bits(out, fused));
+    }
+  }
 }
 
 TEST(GpuSaxpyDriver, LookupsFindTheKernelAndNothingElse) {
