@@ -82,6 +82,17 @@ foreach(lesson IN LISTS lesson_folders)
   endif()
 endforeach()
 
+# The code the docs quote from the sources still matches them (scripts/check_doc_quotes.sh over
+# docs/*.md and every lesson's README.md: each <!-- quote: PATH#NAME --> block against the region
+# between [docs:NAME] and [docs:end NAME] in PATH), and the checker itself on its fixtures (a stale
+# quote, an edited source, a missing file or region, ...), so that it cannot pass vacuously.
+foreach(case IN ITEMS matching stale short edited_source missing_file missing_region unclosed no_block malformed
+                     no_quote bad_command_line)
+  add_test(NAME docs.quotes.checker.${case}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_quote_checker.sh ${case})
+  set_tests_properties(docs.quotes.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+endforeach()
+
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.
 if(TARGET 01_vector_exp)
