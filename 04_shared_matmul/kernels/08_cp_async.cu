@@ -11,6 +11,7 @@
 //  - block swizzle: blocks are numbered so that consecutive ones cover a group of 8 block-rows
 //    column by column: the blocks resident at one time then share rows of A and columns of B,
 //    which stay in L2.
+// The docs marker comments below bracket what docs/04_shared_matmul.md quotes (test docs.quotes).
 #include <mutex>
 
 #include "course/check.hpp"
@@ -60,6 +61,7 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
   const detail::AsyncATile<BM, BK, kThreads, LDA> a_tile(p, m0, tid);
   const detail::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
 
+  // [docs:cp_async_pipeline]
   // Prologue: the first kStages - 1 tiles in flight (a group is committed even when empty, so
   // that "group t" always means "tile t" in the wait below).
 #pragma unroll
@@ -87,6 +89,7 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
     read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
     write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
   }
+  // [docs:end cp_async_pipeline]
   int rows[8], cols[2];
   layout.output_coordinates(m0, n0, rows, cols);
   detail::store_8x8<kVec4>(p, acc, rows, cols);

@@ -5,6 +5,7 @@
 // loads of A need K % 4 == 0 (and B's, C's need N % 4 == 0) besides aligned base pointers; a
 // kernel that assumes it silently breaks (misaligned address error) at K = 513. The kernels are
 // templates on kVec4 and the launchers pick the float4 version only where it is legal.
+// The docs marker comments below bracket what docs/04_shared_matmul.md quotes (test docs.quotes).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +37,7 @@ __device__ __forceinline__ std::size_t at(int row, int col, int cols) {
 // way, and the thread does not wait for it; cp.async.wait_group waits for groups of copies.
 // With src_size = 0 nothing is read and the destination is filled with zeros: the edge tiles'
 // padding comes for free. Older GPUs (sm_75) get an ordinary load and store, same results.
+// [docs:cp_async_4]
 __device__ __forceinline__ void cp_async_4(float* shared, const float* global, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
@@ -45,6 +47,7 @@ __device__ __forceinline__ void cp_async_4(float* shared, const float* global, b
   *shared = valid ? *global : 0.0f;
 #endif
 }
+// [docs:end cp_async_4]
 
 __device__ __forceinline__ void cp_async_16(float* shared, const float* global, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

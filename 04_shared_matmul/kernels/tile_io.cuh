@@ -10,6 +10,7 @@
 //    transposing stores of a warp fall into different banks;
 //  - zero padding at the edges: an element outside A or B is stored as 0, so a partial tile
 //    adds nothing to the sums and the inner loop needs no bounds checks at all.
+// The docs marker comments below bracket what docs/04_shared_matmul.md quotes (test docs.quotes).
 #pragma once
 
 #include "kernel_common.cuh"
@@ -27,6 +28,7 @@ struct ATileLoader {
   __device__ __forceinline__ void load(const MatmulArgs& p, int m0, int k0, int tid) {
     if constexpr (kVec4) {
 #pragma unroll
+      // [docs:a_tile_float4_load]
       for (int i = 0; i < kPerThread / 4; ++i) {
         const int chunk = tid + i * kThreads;  // consecutive threads: consecutive float4 of a row
         const int row = chunk / (BK / 4), col = chunk % (BK / 4) * 4;
@@ -39,6 +41,7 @@ struct ATileLoader {
         v[4 * i + 2] = x.z;
         v[4 * i + 3] = x.w;
       }
+      // [docs:end a_tile_float4_load]
     } else {
 #pragma unroll
       for (int i = 0; i < kPerThread; ++i) {
