@@ -86,6 +86,8 @@ endforeach()
 # docs/*.md and every lesson's README.md: each <!-- quote: PATH#NAME --> block against the region
 # between [docs:NAME] and [docs:end NAME] in PATH), and the checker itself on its fixtures (a stale
 # quote, an edited source, a missing file or region, ...), so that it cannot pass vacuously.
+add_test(NAME docs.quotes COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_quotes.sh)
+set_tests_properties(docs.quotes PROPERTIES LABELS cpu TIMEOUT 60)
 foreach(case IN ITEMS matching stale short edited_source missing_file missing_region unclosed no_block malformed
                      no_quote bad_command_line)
   add_test(NAME docs.quotes.checker.${case}
