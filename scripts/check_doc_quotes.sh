@@ -111,11 +111,20 @@ load_region() {
   return 0
 }
 
-# A line for a message: at most 70 characters, in quotes so that trailing blanks show.
+# A line for a message, in quotes so that trailing blanks show: at most 60 characters of it,
+# from a little before column `from` (the first difference) where the line is longer.
 show() {
-  local text="$1"
-  ((${#text} > 70)) && text="${text:0:67}..."
-  printf "'%s'" "$text"
+  local text="$1" from="${2:-0}" start=0 prefix="" suffix=""
+  ((from > 40)) && start=$((from - 20)) && prefix="..."
+  ((${#text} - start > 60)) && suffix="..."
+  printf "'%s%s%s'" "$prefix" "${text:start:60}" "$suffix"
+}
+
+# The first column (0-based) where two lines differ.
+first_difference() {
+  local a="$1" b="$2" c=0
+  while ((c < ${#a} && c < ${#b})) && [[ ${a:c:1} == "${b:c:1}" ]]; do c=$((c + 1)); done
+  echo "$c"
 }
 
 # "1 page", "2 pages"
@@ -130,7 +139,7 @@ report() {  # page line what
 
 # Checks every quote of one page.
 check_page() {
-  local page="$1" i=0 count in_fence=0 spec file name body_start end k found
+  local page="$1" i=0 count in_fence=0 spec file name body_start end k found column
   local -a lines body
   [[ -f $root/$page && -r $root/$page ]] || usage_error "$page: no such page under $root"
   mapfile -t lines <"$root/$page"
@@ -178,7 +187,8 @@ check_page() {
         fi
       done
       if ((found >= 0)); then
-        report "$page" $((i + 1)) "$spec: stale quote: page line $((body_start + found + 1)) reads $(show "${body[found]}"), the source has $(show "${region_lines[found]}")"
+        column=$(first_difference "${body[found]}" "${region_lines[found]}")
+        report "$page" $((i + 1)) "$spec: stale quote: page line $((body_start + found + 1)), column $((column + 1)): the page has $(show "${body[found]}" "$column"), the source $(show "${region_lines[found]}" "$column")"
       elif ((${#body[@]} != ${#region_lines[@]})); then
         report "$page" $((i + 1)) "$spec: stale quote: the block has ${#body[@]} lines, the region ${#region_lines[@]}"
       fi

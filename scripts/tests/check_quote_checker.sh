@@ -57,7 +57,7 @@ case_matching() {
 }
 
 case_stale() {
-  expect_broken stale.md "^stale\.md:5: src/sample\.cu#scale: stale quote: page line 9 reads '  if \(i < n\) x\[i\] \*= factor;  // the guard!', the source has '  if \(i < n\) x\[i\] \*= factor;  // the guard'$"
+  expect_broken stale.md "^stale\.md:5: src/sample\.cu#scale: stale quote: page line 9, column 43: the page has '\.\.\.actor;  // the guard!', the source '\.\.\.actor;  // the guard'$"
 }
 
 case_short() {
@@ -71,8 +71,8 @@ case_edited_source() {
   capture --root "$work/copy" good.md
   [ "$status" -eq 1 ] || fail "good.md with an edited source: exit $status, expected 1 (stdout: $out)"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 3 ] || fail "expected both quotes reported and the count, got:"$'\n'"$err"
-  [[ $err =~ good\.md:5:\ src/sample\.cu#scale:\ stale\ quote:\ page\ line\ 9\ reads ]] || fail "the kernel's quote not reported: $err"
-  [[ $err =~ good\.md:17:\ src/sample\.cu#guarded_store:\ stale\ quote:\ page\ line\ 19\ reads ]] || fail "the nested quote not reported: $err"
+  [[ $err =~ good\.md:5:\ src/sample\.cu#scale:\ stale\ quote:\ page\ line\ 9,\ column\ 28: ]] || fail "the kernel's quote not reported: $err"
+  [[ $err =~ good\.md:17:\ src/sample\.cu#guarded_store:\ stale\ quote:\ page\ line\ 19,\ column\ 26: ]] || fail "the nested quote not reported: $err"
   echo "ok: good.md with one character of the source changed -> exit 1:"$'\n'"$err"
 }
 
