@@ -103,16 +103,21 @@ case_no_quote() {
   echo "ok: none.md -> exit 1: $err"
 }
 
+# The checker, run with "$@" after the first two arguments, refused the command line: exit 2
+# and one line on stderr matching `pattern`.
+expect_usage_error() {
+  local what="$1" pattern="$2"
+  shift 2
+  capture "$@"
+  [ "$status" -eq 2 ] || fail "$what: exit $status, expected 2 (stderr: $err)"
+  [[ $err =~ $pattern ]] || fail "$what: stderr '$err' does not match '$pattern'"
+  echo "ok: $what -> exit 2: $err"
+}
+
 case_bad_command_line() {
-  capture --bogus
-  [ "$status" -eq 2 ] && [[ $err == "check_doc_quotes.sh: unknown flag --bogus" ]] || fail "--bogus: exit $status, stderr '$err'"
-  echo "ok: --bogus -> exit 2: $err"
-  capture --root "$fixture" not_there.md
-  [ "$status" -eq 2 ] && [[ $err =~ ^check_doc_quotes\.sh:\ not_there\.md:\ no\ such\ page ]] || fail "not_there.md: exit $status, stderr '$err'"
-  echo "ok: not_there.md -> exit 2: $err"
-  capture --root
-  [ "$status" -eq 2 ] && [[ $err == "check_doc_quotes.sh: --root needs a value" ]] || fail "--root: exit $status, stderr '$err'"
-  echo "ok: --root -> exit 2: $err"
+  expect_usage_error --bogus "^check_doc_quotes\.sh: unknown flag --bogus$" --bogus
+  expect_usage_error not_there.md "^check_doc_quotes\.sh: not_there\.md: no such page under " --root "$fixture" not_there.md
+  expect_usage_error --root "^check_doc_quotes\.sh: --root needs a value$" --root
 }
 
 [ $# -eq 1 ] || { echo "usage: $0 CASE" >&2; exit 2; }
