@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "black_scholes.hpp"
-#include "course/errors.hpp"
 #include "course/format.hpp"
 #include "course/harness.hpp"
 #include "course/main.hpp"
