@@ -5,10 +5,11 @@
 //   01_vector_exp -l 67108864            2^26 elements: 512 MiB of traffic, far beyond the L2 cache
 //   01_vector_exp --kernel grid_stride   one kernel of the progression (kernels/registry.inc)
 // Beside the kernels, the same exp through Thrust and CUB (library.cu): the "vs lib" column.
-// The harness (course/harness.hpp) verifies, times and reports every row declared here.
-#include <algorithm>
-#include <cstdio>
+// The harness (course/harness.hpp) verifies, times and reports every row declared here; the
+// copies, end to end and what follows the table are in vector_exp_rows.cpp.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "course/check.hpp"
 #include "course/format.hpp"
@@ -16,20 +17,14 @@
 #include "course/main.hpp"
 #include "course/random.hpp"
 #include "vector_exp.hpp"
+#include "vector_exp_rows.hpp"
 
 namespace {
 
 using course::Role;
 using course::Target;
 
-struct Data {
-  std::vector<float> x, y;
-  course::ReferenceBlock reference;      // exp(x) in double, computed while verifying
-  double bytes = 0;                      // x read once, y written once
-  vector_exp::LaunchConfig launch;       // --block, --grid, --ilp
-  course::DeviceBuffer<float> d_x, d_y;  // allocated only when a GPU is usable
-  course::Check host_check(double ulp) { return course::check_host<float>(y, reference, course::Tolerance::ulps(ulp)); }
-};
+using Data = vector_exp::RowData;  // x, y, their reference and GPU copies, --block/--grid/--ilp
 
 // The scalar loops and the SIMD loop without software prefetch are teaching rows; the SIMD rows
 // with it (glibc's vector expf, cache lines requested ahead) are what the GPU's speedups are quoted
@@ -91,32 +86,6 @@ void add_library_rows(course::Lesson& lesson, Data& d) {
   row("GPU library: cub::DeviceTransform, expf", Role::detail, vector_exp::cub_exp);
 }
 
-// The headline without the L2 flush, the copies alone, and end to end: what a program that
-// starts and ends with host data waits for. The copies use ordinary (pageable) host memory;
-// lesson 03 shows pinned memory and overlapping copies.
-void add_transfer_rows(course::Lesson& lesson, Data& d) {
-  const auto& headline = course::headline_kernel(vector_exp::kernels());
-  const std::string name(headline.name);  // the kernel the end-to-end row runs
-  auto run_headline = [&d, go = headline.launch](cudaStream_t s) { go(d.d_x.data(), d.d_y.data(), d.x.size(), d.launch, s); };
-  if (lesson.options().flush_l2) {  // what is still in L2 is served from there
-    lesson.add({.name = "GPU " + name + ", L2 left warm", .target = Target::gpu, .work = d.bytes,
-                .ceiling = "d2d_copy_warm_l2", .run = run_headline, .flush_l2 = false});
-  }
-  const course::RepeatOptions copies{1, std::min(lesson.options().reps, 10)};
-  lesson.add({.name = "GPU copy x to device (pageable)", .target = Target::gpu, .work = d.bytes / 2,
-              .run = [&](cudaStream_t) { d.d_x.copy_from_host(d.x); }, .timing = course::Timing::host, .repeat = copies});
-  lesson.add({.name = "GPU copy y to host (pageable)", .target = Target::gpu, .work = d.bytes / 2,
-              .run = [&](cudaStream_t) { d.d_y.copy_to_host(d.y); }, .timing = course::Timing::host, .repeat = copies});
-  lesson.add({.name = "GPU end-to-end: copy in, " + name + ", copy out", .target = Target::gpu,
-              .role = Role::gpu_end_to_end, .work = d.bytes,
-              .run = [&d, run_headline](cudaStream_t s) {
-                d.d_x.copy_from_host_async(d.x, s);
-                run_headline(s);
-                d.d_y.copy_to_host_async(d.y, s);  // the harness synchronizes before y is read
-              },
-              .check = d.host_check(2), .timing = course::Timing::host, .repeat = copies});
-}
-
 int run(int argc, char** argv) {
   course::Lesson lesson("01_vector_exp", "y = exp(x) for a vector of floats: CPU (1 thread, all cores) against GPU",
                         {"-l,--length", "number of elements", 10'000'000, std::int64_t{1} << 36});
@@ -124,12 +93,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> selected;
   int show = 6;
   lesson.add_kernel_option(selected, vector_exp::kernels());
-  lesson.cli().add_option("--block", d.launch.block_size, "threads per block")->check(CLI::Range(1, 1024))->capture_default_str();
-  lesson.cli().add_option("--grid", d.launch.grid_size, "blocks in the grid (0 = each kernel's own choice)")
-      ->check(CLI::Range(0, 1 << 30))->capture_default_str();
-  lesson.cli().add_option("--ilp", d.launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
-      ->check(CLI::IsMember({1, 2, 4, 8}))->capture_default_str();
-  lesson.cli().add_option("--show", show, "first values to print side by side")->check(CLI::Range(0, 64))->capture_default_str();
+  vector_exp::add_launch_options(lesson.cli(), d.launch, show);
   const course::CommonOptions& options = lesson.parse(argc, argv);
   const std::size_t n = static_cast<std::size_t>(options.size);
   lesson.set_title("y = exp(x) over " + course::format_count(n) + " floats");
@@ -147,16 +111,10 @@ int run(int argc, char** argv) {
   lesson.add_device_copy_ceiling(d.bytes, /*also_warm_l2=*/options.flush_l2);
   add_kernel_rows(lesson, d, selected);
   add_library_rows(lesson, d);
-  add_transfer_rows(lesson, d);
+  vector_exp::add_transfer_rows(lesson, d);  // L2 left warm, the copies, end to end
 
   lesson.run_variants();
-  if (lesson.has_gpu()) {
-    vector_exp::print_first_values(d.x, d.d_x.data(), d.d_y.data(), d.launch, lesson.stream(), show);
-    const double first_ms = lesson.report().setups().at(0).ms, context_ms = lesson.gpu().context_creation_ms;
-    std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n", context_ms, first_ms);
-    lesson.report().extra().update({{"first_launch_ms", first_ms}, {"context_creation_ms", context_ms}});
-  }
-  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}};
+  vector_exp::report_after_table(lesson, d, show);  // the first values, start-up times, launch in the JSON
   return lesson.finish();
 }
 

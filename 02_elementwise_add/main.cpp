@@ -8,11 +8,11 @@
 //   02_elementwise_add --sweep launch       add_grid_stride at every block size and grid size, with occupancy
 // Beside the kernels, the same add through Thrust and CUB (library.cu): the "vs lib" column.
 // The harness (course/harness.hpp) verifies, times and reports every row and sweep point declared
-// here; part 1 (the PyCUDA demo) and part 2 (the block-size limit) are in demos.cpp.
-#include <algorithm>
-#include <cstdio>
-#include <limits>
+// here; part 1 (the PyCUDA demo) and part 2 (the block-size limit) are in demos.cpp, the launch
+// flags and the end-to-end row in elementwise_add_rows.cpp.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "course/format.hpp"
 #include "course/harness.hpp"
@@ -20,20 +20,12 @@
 #include "course/random.hpp"
 #include "demos.hpp"
 #include "elementwise_add.hpp"
+#include "elementwise_add_rows.hpp"
 #include "launch_sweep.hpp"
 
 namespace {
 
-struct Data {
-  std::vector<float> a, b, c;
-  course::ReferenceBlock reference;  // a + b in double, rounded once: every correct add matches it exactly
-  double bytes = 0;                  // a and b read once, c written once
-  elementwise_add::LaunchConfig launch;
-  course::DeviceBuffer<float> d_a, d_b, d_c;  // allocated only when a GPU is usable
-  // The grid the headline's verified run chose, which its timed runs and the end-to-end row reuse.
-  std::shared_ptr<elementwise_add::LaunchConfig> headline = std::make_shared<elementwise_add::LaunchConfig>();
-  course::Check host_check() { return course::check_host<float>(c, reference, course::Tolerance::exact()); }
-};
+using Data = elementwise_add::RowData;  // a, b, c, their reference and GPU copies, the launch flags
 
 // One core and all cores, held against a host copy of the same traffic. The plain loops are
 // teaching rows; the speedups are quoted against the prefetching ones.
@@ -84,28 +76,6 @@ void add_library_rows(course::Lesson& lesson, Data& d) {
   row("GPU library: cub::DeviceTransform, a + b", course::Role::detail, elementwise_add::cub_add);
 }
 
-// End to end: what a program that starts and ends with host data waits for. The copies, in order,
-// from and to pageable memory, are staged through a driver buffer and overlap nothing (lesson 03
-// does better). The device's c is poisoned too: a skipped element cannot pass on an old result.
-void add_end_to_end(course::Lesson& lesson, Data& d) {
-  const auto& headline = course::headline_kernel(elementwise_add::kernels());
-  course::Check check = d.host_check();
-  check.poison = [poison_host = check.poison, &d] {
-    poison_host();
-    d.d_c.poison();
-  };
-  lesson.add({.name = "GPU end-to-end: copy a, b in, " + std::string(headline.name) + ", copy c out",
-              .target = course::Target::gpu, .role = course::Role::gpu_end_to_end, .work = d.bytes,
-              .run = [&d, go = headline.launch](cudaStream_t s) {
-                d.d_a.copy_from_host_async(d.a, s);
-                d.d_b.copy_from_host_async(d.b, s);
-                go(d.d_a.data(), d.d_b.data(), d.d_c.data(), d.a.size(), *d.headline, s);
-                d.d_c.copy_to_host_async(d.c, s);  // the harness synchronizes before c is read
-              },
-              .check = check, .timing = course::Timing::host,
-              .repeat = course::RepeatOptions{1, std::min(lesson.options().reps, 10)}});
-}
-
 int run(int argc, char** argv) {
   course::Lesson lesson("02_elementwise_add",
                         "c = a + b for vectors of floats, the first kernels: CPU (1 thread, all cores) against GPU",
@@ -114,13 +84,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> selected;
   bool skip_limit_demo = false;
   lesson.add_kernel_option(selected, elementwise_add::kernels());
-  lesson.cli().add_option("--block", d.launch.block_size, "threads per block of every kernel")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
-  lesson.cli().add_option("--grid", d.launch.grid_size,
-                          "blocks of add_grid_stride and add_float4 (0 = as many as fit on the GPU at once; add_indexed and add_one_pass cover the array once)")
-      ->check(CLI::Range(0, std::numeric_limits<int>::max()))->capture_default_str();
-  lesson.cli().add_option("--ilp", d.launch.ilp, "float4 groups of a and of b each thread of add_float4 and add_one_pass loads before adding: 1, 2 or 4")
-      ->check(CLI::IsMember({1, 2, 4}))->capture_default_str();
+  elementwise_add::add_launch_options(lesson.cli(), d.launch);  // --block, --grid, --ilp
   lesson.declare_sweep("launch", "add_grid_stride at every block size (32 to 1024) and grid size, with its occupancy");
   lesson.cli().add_flag("--skip-limit-demo", skip_limit_demo,
                         "skip part 2, the launch of 2048 threads per block that is refused on purpose "
@@ -150,7 +114,7 @@ int run(int argc, char** argv) {
   elementwise_add::add_part1(lesson, options.seed);
   add_kernel_rows(lesson, d, selected);
   add_library_rows(lesson, d);
-  add_end_to_end(lesson, d);
+  elementwise_add::add_end_to_end(lesson, d);
   lesson.add_sweep(elementwise_add::launch_sweep(lesson, {d.d_a, d.d_b, d.d_c, d.c, d.reference}));
 
   lesson.run_variants();

@@ -87,4 +87,13 @@ void print_accuracy(const nlohmann::json& accuracy) {
   }
 }
 
+int finish_with_accuracy(course::Lesson& lesson, const std::vector<GroupSummary>& groups, const Market& market) {
+  const nlohmann::json accuracy = report_accuracy(lesson.report(), groups);
+  lesson.report().extra()["accuracy"] = accuracy;
+  lesson.report().extra()["market"] = {{"rate", market.rate}, {"volatility", market.volatility}};
+  const int code = lesson.finish();
+  print_accuracy(accuracy);
+  return code;
+}
+
 }  // namespace black_scholes

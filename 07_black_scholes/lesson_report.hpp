@@ -1,6 +1,8 @@
 // Lesson 07: what the lesson prints beyond the harness's table: for each precision the model
 // error (polynomial CND against the exact CND) apart from each row's arithmetic error (call and
 // put, max abs and relative L1, against their bounds), and each row's rate in options per second.
+// finish_with_accuracy is main.cpp's ending: the accuracy and the market in the JSON, then the
+// harness's verdict, then the accuracy printed.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "black_scholes.hpp"
+#include "course/harness.hpp"
 #include "course/report.hpp"
 #include "precision_run.hpp"
 
@@ -38,5 +41,9 @@ GroupSummary summary_of(PrecisionRun<T>& run, std::span<const course::KernelEntr
 // Prints the model errors and the table of errors and rates; returns the same as JSON.
 nlohmann::json report_accuracy(const course::Report& report, const std::vector<GroupSummary>& groups);
 void print_accuracy(const nlohmann::json& accuracy);
+
+// After the rows ran: the accuracy of each group (report_accuracy) and the market in the report's
+// JSON, lesson.finish() (the table's verdict), then print_accuracy. Returns finish()'s exit code.
+int finish_with_accuracy(course::Lesson& lesson, const std::vector<GroupSummary>& groups, const Market& market);
 
 }  // namespace black_scholes

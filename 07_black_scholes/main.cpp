@@ -11,20 +11,17 @@
 // reports each one, in two groups (FP32, FP64): per group the CPU rows, one row per kernel of
 // kernels/registry.inc, and end to end. Every row's call AND put are checked against the same
 // formula in long double; the model error (polynomial against exact CND) is reported apart.
+// The flags are in lesson_options.cpp, what follows the table in lesson_report.cpp.
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "black_scholes.hpp"
-#include "course/errors.hpp"
 #include "course/format.hpp"
 #include "course/harness.hpp"
 #include "course/main.hpp"
+#include "lesson_options.hpp"
 #include "lesson_report.hpp"
 #include "precision_run.hpp"
 
@@ -36,50 +33,6 @@ using course::Target;
 
 constexpr std::int64_t kDefaultOptions = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxOptions = std::int64_t{1} << 32;
-
-struct Settings {
-  Market market;
-  std::string precision = "both";
-  int iterations = 0;  // 0: the shared --reps (GPU) and --cpu-reps (CPU)
-  int block = 0;       // 0: each kernel's own choice
-  bool classic = false;
-  std::vector<std::string> kernels;
-  // --iterations as the harness's repetitions (warm-up runs as usual); unset: the shared flags.
-  std::optional<course::RepeatOptions> repeat(const course::RepeatOptions& usual) const {
-    return iterations > 0 ? std::optional(course::RepeatOptions{usual.warmup, iterations}) : std::nullopt;
-  }
-};
-
-// A finite number in [low, high]: NaN, infinities and words are refused with the flag's name.
-CLI::Validator number_between(double low, double high) {
-  char range[64];
-  std::snprintf(range, sizeof range, "%g to %g", low, high);
-  auto check = [low, high, range = std::string(range)](std::string& text) -> std::string {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    const bool number = end != text.c_str() && *end == '\0' && std::isfinite(value);
-    return number && value >= low && value <= high ? "" : "'" + text + "' is not a number from " + range;
-  };
-  return CLI::Validator(check, std::string("NUMBER in ") + range);
-}
-
-void add_flags(course::Lesson& lesson, Settings& s) {
-  CLI::App& cli = lesson.cli();
-  cli.add_option("--rate", s.market.rate, "risk-free rate per year, continuously compounded")
-      ->check(number_between(-1, 1))->capture_default_str();
-  cli.add_option("--volatility", s.market.volatility, "volatility per square root of a year")
-      ->check(number_between(1e-4, 10))->capture_default_str();
-  auto* precision = cli.add_option("--precision", s.precision, "float, double or both")
-                        ->check(CLI::IsMember({"float", "double", "both"}))->capture_default_str();
-  auto* iterations = cli.add_option("--iterations", s.iterations,
-                                    "timed runs of every row (default: --reps for GPU rows, --cpu-reps for CPU rows)")
-                         ->check(CLI::Range(1, 1000000));
-  auto* block = cli.add_option("--block", s.block, "threads per block of classic and ilp (0: 256)")
-                    ->check(CLI::Range(0, 1024));
-  lesson.add_kernel_option(s.kernels, kernels());
-  cli.add_flag("--classic", s.classic, "the classic's run: 4,000,000 options, double, block 1024, 10 iterations")
-      ->excludes(cli.get_option("--options"))->excludes(precision)->excludes(iterations)->excludes(block);
-}
 
 // The CPU rows of one precision: the classic loop (teaching), then glibc's vector math on SIMD
 // lanes, one thread and all threads, with and without software prefetch.
@@ -144,13 +97,9 @@ int run(int argc, char** argv) {
   course::Lesson lesson("07_black_scholes", "European calls and puts (Black-Scholes), float and double: CPU and GPU",
                         {"-n,--options", "number of options", kDefaultOptions, kMaxOptions});
   Settings s;
-  add_flags(lesson, s);
+  add_flags(lesson, s);  // lesson_options.cpp
   const course::CommonOptions& options = lesson.parse(argc, argv);
-  if (s.classic) {
-    s.precision = "double";
-    s.block = kClassicBlock;
-    s.iterations = kClassicIterations;
-  }
+  apply_classic(s);
   const std::size_t n = s.classic ? kClassicOptions : static_cast<std::size_t>(options.size);
   const bool f32 = s.precision != "double", f64 = s.precision != "float";
   const double bytes = (f32 ? bytes_per_option<float>() : 0) + (f64 ? bytes_per_option<double>() : 0);
@@ -188,12 +137,7 @@ int run(int argc, char** argv) {
   std::vector<GroupSummary> groups;
   if (single) groups.push_back(summary_of(*single, table));
   if (twice) groups.push_back(summary_of(*twice, table));
-  const nlohmann::json accuracy = report_accuracy(lesson.report(), groups);
-  lesson.report().extra()["accuracy"] = accuracy;
-  lesson.report().extra()["market"] = {{"rate", s.market.rate}, {"volatility", s.market.volatility}};
-  const int code = lesson.finish();
-  print_accuracy(accuracy);
-  return code;
+  return finish_with_accuracy(lesson, groups, s.market);  // the model error and each row's errors, after the table
 }
 
 }  // namespace

@@ -207,8 +207,8 @@ std::string VerifyResult::summary() const {
     out << "; ";
   }
   if (norm_checked && !passed && rel_l2_error > rel_l2_bound) out << "rel L2 " << sci(rel_l2_error) << " > bound; ";
-  out << "max error " << format_fixed(max_ulp_error, 2) << " ulp, max abs " << sci(max_abs_error) << ", rel L2 "
-      << sci(rel_l2_error);
+  if (ulp_in_summary) out << "max error " << format_fixed(max_ulp_error, 2) << " ulp, ";
+  out << "max abs " << sci(max_abs_error) << ", rel L2 " << sci(rel_l2_error);
   return out.str();
 }
 
@@ -241,6 +241,7 @@ VerifyResult verify_blocks(std::span<const T> result, const Block& reference, To
   out.max_abs_error = total.max_abs;
   out.max_rel_error = total.max_rel;
   out.max_ulp_error = total.max_ulp;
+  out.ulp_in_summary = tolerance.abs == 0 && tolerance.rel == 0 && tolerance.rel_l2 == 0;
   out.rel_l1_error = total.sum_abs_reference > 0 ? total.sum_abs_error / total.sum_abs_reference : total.sum_abs_error;
   out.rel_l2_error =
       total.sum_sq_reference > 0 ? std::sqrt(total.sum_sq_error / total.sum_sq_reference) : std::sqrt(total.sum_sq_error);

@@ -61,6 +61,8 @@ struct VerifyResult {
   double rel_l1_error = 0;       // sum|r - ref| / sum|ref|
   double rel_l2_error = 0;       // ||r - ref||_2 / ||ref||_2
   double max_ulp_error = 0;      // in units of the result type's spacing at the reference
+  bool ulp_in_summary = true;    // false for absolute, relative or norm tolerances: near a zero
+                                 // reference an error in ulps is huge and means nothing
   std::size_t worst_index = 0;   // the element furthest outside (or nearest to) its tolerance
   double worst_value = 0, worst_reference = 0;
   std::string tolerance_text;    // what the result was held to, in words
