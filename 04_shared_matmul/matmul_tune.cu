@@ -113,7 +113,7 @@ Options parse_options(int argc, char** argv) {
 void print_device() {
   // No GPU: one line naming why, exit 3 (this tool has no CPU part to fall back on).
   if (const course::GpuStatus status = course::probe_gpu(0); !status.usable) {
-    throw course::ResourceError("matmul_tune times GPU kernels and needs a GPU, but none is usable: " + status.reason);
+    throw course::ResourceError("a GPU is required (this tool times GPU kernels) but none is usable: " + status.reason);
   }
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
