@@ -20,6 +20,7 @@
 #include "course/image.hpp"
 #include "course/stream.hpp"
 #include "exercises/exercises.hpp"
+#include "exercise_record.hpp"
 #include "gpu_test.hpp"
 #include "mandelbrot.hpp"
 
@@ -500,8 +501,17 @@ TEST(GpuJulia, SolutionMatchesTheCpuExactly) {
   EXPECT_FALSE(failure.has_value()) << failure->summary();
 }
 
+// The student's check (./scripts/check_exercise.sh 05 julia): DISABLED_ in the default run, where
+// the shipped starter fails it.
+TEST(GpuJulia, DISABLED_StarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto failure = julia_failure(mandelbrot::exercises::launch_julia_starter);
+  EXPECT_FALSE(failure.has_value()) << failure->summary();
+}
+
 // The starter as shipped writes nothing: the check must say so.
 TEST(GpuJulia, StarterAsShippedFailsVerification) {
+  COURSE_SKIP_IF_STARTER_EDITED("05_mandelbrot", "julia");
   COURSE_REQUIRE_GPU_OR_SKIP();
   const auto failure = julia_failure(mandelbrot::exercises::launch_julia_starter);
   ASSERT_TRUE(failure.has_value()) << "the starter as shipped must not pass";

@@ -26,6 +26,7 @@
 #include "course/image.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
+#include "exercise_record.hpp"
 #include "exercises/exercises.hpp"
 #include "fft_convolve.hpp"
 #include "gpu_test.hpp"
@@ -537,8 +538,12 @@ TEST(Verify, TheBoundGrowsWithTheFilterAndTheFftSize) {
 }
 
 // ---- Exercise 2 (CPU): the solution is checked; the starter, as shipped, must fail ---------------
+// The student's check (./scripts/check_exercise.sh 06 separable_cpu) runs the starter through the
+// solution's checks: DISABLED_ here, where the shipped starter fails them.
 
-TEST(Exercise, SeparableCpuSolutionMatches) {
+using SeparableConvolver = void (*)(const Image&, const Filter&, std::span<float>, int);
+
+void expect_separable_matches(SeparableConvolver convolve) {
   const std::uint64_t seed = course::fresh_seed();
   for (const Filter& f : {fft_convolve::gaussian_filter(7), fft_convolve::box_filter(3), fft_convolve::gaussian_filter(31),
                           fft_convolve::parse_filter("1 2 -1\n2 4 -2\n3 6 -3", "rank 1, not symmetric")}) {
@@ -549,14 +554,21 @@ TEST(Exercise, SeparableCpuSolutionMatches) {
       const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
       std::vector<float> y(image.size());
       course::poison(y);
-      fft_convolve::exercises::convolve_separable_solution(image, f, y, 2);
+      convolve(image, f, y, 2);
       const course::VerifyResult result = check(y, image, f, reference);
-      EXPECT_TRUE(result.passed) << result.summary();
+      ASSERT_TRUE(result.passed) << result.summary();
     }
   }
 }
 
+TEST(Exercise, SeparableCpuSolutionMatches) { expect_separable_matches(fft_convolve::exercises::convolve_separable_solution); }
+
+TEST(Exercise, DISABLED_SeparableCpuStarterMatchesTheReference) {
+  expect_separable_matches(fft_convolve::exercises::convolve_separable_starter);
+}
+
 TEST(Exercise, SeparableCpuStarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("06_fft_convolve", "separable_cpu");
   const Image image = fft_convolve::test_image(64, 48, 1);
   const Filter f = fft_convolve::gaussian_filter(7);
   const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
@@ -753,22 +765,34 @@ TEST(GpuMethods, MeasuredPaddingPicksACandidateAndStillMatches) {
 }
 
 // ---- Exercise 1 (GPU): the solution is checked; the starter, as shipped, must fail ---------------
+// The student's check (./scripts/check_exercise.sh 06 fixed_naive): the solution's checks on the
+// starter, DISABLED_ in the default run.
 
-TEST(GpuExercise, FixedNaiveSolutionMatches) {
-  COURSE_REQUIRE_GPU_OR_SKIP();
+void expect_fixed_naive_matches(std::unique_ptr<fft_convolve::GpuConvolver> (*make)(const fft_convolve::GpuProblem&)) {
   const std::uint64_t seed = course::fresh_seed();
   for (const Filter& f : filters_for_tests()) {
     for (const Size& s : kSizes) {
       SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
       const Image image = random_image(s, seed);
-      const GpuResult result = run_on_gpu(fft_convolve::exercises::make_fixed_naive_solution, image, f);
+      const GpuResult result = run_on_gpu(make, image, f);
       const course::VerifyResult whole = check(result.output, image, f, fft_convolve::convolve_reference(image, f));
-      EXPECT_TRUE(whole.passed) << whole.summary();
+      ASSERT_TRUE(whole.passed) << whole.summary();
     }
   }
 }
 
+TEST(GpuExercise, FixedNaiveSolutionMatches) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_fixed_naive_matches(fft_convolve::exercises::make_fixed_naive_solution);
+}
+
+TEST(GpuExercise, DISABLED_FixedNaiveStarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_fixed_naive_matches(fft_convolve::exercises::make_fixed_naive_starter);
+}
+
 TEST(GpuExercise, FixedNaiveStarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("06_fft_convolve", "fixed_naive");
   COURSE_REQUIRE_GPU_OR_SKIP();
   const Image image = fft_convolve::test_image(64, 48, 1);
   const Filter f = fft_convolve::classic_filter();

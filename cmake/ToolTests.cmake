@@ -157,3 +157,19 @@ if(TARGET matmul_tune)
              "-DEXPECTED_STDOUT=--size.*--reps.*--skip-variants.*Exit codes" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
   set_tests_properties(common.tool_help.matmul_tune PROPERTIES LABELS cpu TIMEOUT 60)
 endif()
+
+# scripts/check_exercise.sh and its table, scripts/exercises.txt (scripts/tests/check_exercise_script.sh):
+# its one-line errors, lesson 06's CPU exercise in this build (the shipped solution passes, the
+# shipped starter fails with the check that failed), and every starter still its recorded self
+# (an edited one is a student's: skipped, except under CI=true, where it fails).
+foreach(case IN ITEMS usage records)
+  add_test(NAME scripts.check_exercise.${case}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh ${case})
+  set_tests_properties(scripts.check_exercise.${case} PROPERTIES LABELS cpu TIMEOUT 120 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+endforeach()
+if(TARGET 06_fft_convolve_tests)
+  add_test(NAME scripts.check_exercise.cpu_exercise
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh cpu_exercise ${CMAKE_BINARY_DIR})
+  set_tests_properties(scripts.check_exercise.cpu_exercise PROPERTIES LABELS cpu TIMEOUT 600
+                       SKIP_REGULAR_EXPRESSION "SKIPPED:" ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+endif()

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Checks an exercise: builds the lesson's tests and runs the one that holds your edited starter
+# to the reference, then prints one line.
+#
+# Usage: ./scripts/check_exercise.sh LESSON [NAME] [--solution]
+#   LESSON      04 or 04_shared_matmul
+#   NAME        the exercise, when the lesson has several (without it they are listed)
+#   --solution  run the same checks on the shipped solution instead of your starter
+# The exercises, their starter files and their tests are listed in scripts/exercises.txt.
+#
+# Prints "PASS: <exercise>" (exit 0) or "FAIL: <exercise>: <the first failed check>" (exit 1).
+# Exit 2: an unknown lesson or exercise, or a bad command line. Exit 3: the exercise needs a GPU
+# and none is usable (the starter was still compiled). The build is the release preset's
+# (build/release, configured if needed); COURSE_BUILD_DIR names another, already configured one.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"  # cd's to the checkout's root
+
+table="scripts/exercises.txt"
+usage="usage: $course_script LESSON [NAME] [--solution] (the exercises are in $table)"
+fail_usage() { course_say "$course_script: $*"; exit 2; }
+
+lesson_arg="" name_arg="" solution=0
+for argument in "$@"; do
+  case "$argument" in
+    --solution) solution=1 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) fail_usage "unknown flag $argument ($usage)" ;;
+    *)
+      if [ -z "$lesson_arg" ]; then lesson_arg="$argument"
+      elif [ -z "$name_arg" ]; then name_arg="$argument"
+      else fail_usage "too many arguments ($usage)"
+      fi ;;
+  esac
+done
+[ -n "$lesson_arg" ] || fail_usage "which lesson? ($usage)"
+
+# The table's rows for the lesson: "04" matches 04_shared_matmul, a full name matches itself.
+rows="$(awk -v want="$lesson_arg" '!/^#/ && NF >= 7 && ($1 == want || index($1, want "_") == 1)' "$table")"
+if [ -z "$rows" ]; then
+  fail_usage "no lesson '$lesson_arg' has a checked exercise (lessons: $(awk '!/^#/ && NF {print $1}' "$table" | sort -u | paste -sd ' ' -))"
+fi
+lesson="$(printf '%s\n' "$rows" | awk '{print $1}' | sort -u)"
+[ "$(printf '%s\n' "$lesson" | wc -l)" -eq 1 ] || fail_usage "'$lesson_arg' names more than one lesson"
+names="$(printf '%s\n' "$rows" | awk '{print $2}' | paste -sd ' ' -)"
+
+if [ -z "$name_arg" ]; then
+  if [ "$(printf '%s\n' "$rows" | wc -l)" -gt 1 ]; then
+    echo "Lesson $lesson has several exercises: $names"
+    echo "Check one with: ./scripts/$course_script ${lesson%%_*} NAME"
+    exit 2
+  fi
+  name_arg="$names"
+fi
+row="$(printf '%s\n' "$rows" | awk -v want="$name_arg" '$2 == want')"
+[ -n "$row" ] || fail_usage "lesson $lesson has no exercise '$name_arg' (its exercises: $names)"
+read -r _ name needs starter check solution_check _ <<<"$row"
+test_name="$check"
+[ "$solution" -eq 0 ] || test_name="$solution_check"
+
+# Build only the lesson's test binary; the build's output goes to a log, shown if it fails.
+if [ -n "${COURSE_BUILD_DIR:-}" ]; then
+  build_dir="$COURSE_BUILD_DIR"
+else
+  build_dir="$course_root/build/release"
+  course_prepare_build_dir
+  course_ensure_base_tools
+  [ -f "$build_dir/CMakeCache.txt" ] || { echo "== configure (preset release; output in build/configure-release.log)"; course_configure release; }
+fi
+log="$build_dir/check_exercise.log"
+echo "== build ${lesson}_tests ($lesson/$starter; output in $log)"
+if ! cmake --build "$build_dir" --target "${lesson}_tests" -j "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" >"$log" 2>&1; then
+  grep -E 'error|Error' "$log" | head -n 20 >&2 || true
+  echo "FAIL: $name: it does not build (the compiler's errors above; all of it in $log)"
+  exit 1
+fi
+
+binary="$build_dir/bin/${lesson}_tests"
+echo "== run $test_name"
+output="$(COURSE_REQUIRE_GPU=0 "$binary" --gtest_also_run_disabled_tests --gtest_filter="$test_name" --gtest_color=no 2>&1)" && status=0 || status=$?
+
+if ! printf '%s\n' "$output" | grep -q '^\[ RUN      \] '; then
+  echo "FAIL: $name: $binary has no test $test_name (is $table up to date?)"
+  exit 1
+fi
+if printf '%s\n' "$output" | grep -q '^\[  SKIPPED \] '; then
+  reason="$(printf '%s\n' "$output" | grep -B1 -m1 '^\[  SKIPPED \] ' | head -n 1)"  # GTEST_SKIP's message
+  if [ "$needs" = gpu ]; then
+    echo "NEEDS A GPU: $name: it builds, but its check runs on a GPU and none is usable here (${reason:-no usable GPU})"
+    exit 3
+  fi
+fi
+if [ "$status" -eq 0 ] && printf '%s\n' "$output" | grep -q '^\[       OK \] '; then
+  echo "PASS: $name"
+  exit 0
+fi
+
+# The first failure's message: the lines after "file:line: Failure" up to gtest's next line, the
+# last of them (the check's own text), and the scoped trace that says which case it was.
+reason="$(printf '%s\n' "$output" | awk '
+  / Failure$/ && !seen { seen = 1; grab = 1; next }
+  grab && /^Google Test trace:/ { grab = 0; trace = 1; next }
+  grab && /^\[/ { grab = 0; next }
+  grab && NF { last = $0 }
+  trace && NF { sub(/^[^ ]*:[0-9]+: /, ""); where = $0; trace = 0 }
+  END { if (last != "") print last (where != "" ? " (" where ")" : "") }')"
+echo "FAIL: $name: ${reason:-its test failed (run $binary --gtest_also_run_disabled_tests --gtest_filter=$test_name)}"
+exit 1

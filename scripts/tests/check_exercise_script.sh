@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Tests of scripts/check_exercise.sh and of the exercise table it reads (scripts/exercises.txt);
+# registered in cmake/ToolTests.cmake, label cpu: nothing here needs a GPU.
+#
+# Usage: scripts/tests/check_exercise_script.sh CASE [BUILD_DIR]
+#   usage         an unknown lesson or exercise: one line, exit 2; a lesson with several exercises
+#                 and no name: the list, exit 2
+#   cpu_exercise  lesson 06's CPU exercise in BUILD_DIR: its shipped solution passes (--solution:
+#                 PASS, exit 0) and its shipped starter fails (FAIL with the failed check, exit 1)
+#   records       every row names a lesson, a starter and a solution that exist, every starter
+#                 file is in the table, and every starter's SHA-256 is its record's. An edited
+#                 starter is reported as SKIPPED (a student's edit), but fails under CI=true.
+# Each case prints what it checked and exits non-zero at the first thing that is wrong.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+table="$root/scripts/exercises.txt"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+capture() {
+  "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  out="$(cat "$work/out")"
+  err="$(cat "$work/err")"
+}
+
+check_script() { capture "$root/scripts/check_exercise.sh" "$@"; }
+
+# The row's starter is the file the course ships (its SHA-256 is the table's).
+starter_as_shipped() {
+  local lesson="$1" name="$2" starter sha
+  read -r starter sha < <(awk -v l="$lesson" -v n="$name" '$1 == l && $2 == n {print $4, $7}' "$table")
+  [ "$(sha256sum "$root/$lesson/$starter" | cut -d' ' -f1)" = "$sha" ]
+}
+
+case_usage() {
+  check_script 99
+  [ "$status" -eq 2 ] || fail "unknown lesson 99: exit $status, expected 2"
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"no lesson '99'"* ]] || fail "unknown lesson 99 printed: $err"
+  echo "ok: unknown lesson -> exit 2: $err"
+  check_script 06 no_such_exercise
+  [ "$status" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"no exercise 'no_such_exercise'"* ]] ||
+    fail "unknown exercise: exit $status: $err"
+  echo "ok: unknown exercise -> exit 2: $err"
+  check_script 06
+  [ "$status" -eq 2 ] || fail "06 without a name: exit $status, expected 2"
+  [[ "$out" == *fixed_naive* && "$out" == *separable_cpu* ]] || fail "06 without a name did not list both exercises: $out"
+  echo "ok: 06 without a name lists its exercises, exit 2: $(printf '%s' "$out" | tr '\n' '|')"
+  check_script 04 tiled --bogus
+  [ "$status" -eq 2 ] && [[ "$err" == *"unknown flag --bogus"* ]] || fail "--bogus: exit $status: $err"
+  echo "ok: an unknown flag -> exit 2: $err"
+}
+
+case_cpu_exercise() {
+  local build_dir="$1"
+  export COURSE_BUILD_DIR="$build_dir"
+  check_script 06 separable_cpu --solution
+  [ "$status" -eq 0 ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "PASS: separable_cpu" ] ||
+    fail "the shipped solution: exit $status, output:"$'\n'"$out"$'\n'"$err"
+  echo "ok: the shipped solution -> PASS, exit 0"
+  if ! starter_as_shipped 06_fft_convolve separable_cpu; then
+    echo "SKIPPED: 06_fft_convolve's separable_cpu starter is edited: its FAIL as shipped cannot be checked"
+    exit 0
+  fi
+  check_script 06_fft_convolve separable_cpu
+  local last
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 1 ] || fail "the shipped starter: exit $status, expected 1; output:"$'\n'"$out"
+  [[ "$last" =~ ^FAIL:\ separable_cpu:\ .*elements\ differ ]] || fail "the shipped starter's last line: $last"
+  echo "ok: the shipped starter -> exit 1: $last"
+}
+
+case_records() {
+  local lesson name needs starter check solution_check sha edited=0 rows=0
+  while read -r lesson name needs starter check solution_check sha; do
+    rows=$((rows + 1))
+    [ -d "$root/$lesson" ] || fail "$name: no lesson folder $lesson"
+    [ -f "$root/$lesson/$starter" ] || fail "$lesson $name: no starter $starter"
+    [[ "$needs" =~ ^(cpu|gpu)$ ]] || fail "$lesson $name: needs '$needs', not cpu or gpu"
+    [[ "$check" == *.DISABLED_* ]] || fail "$lesson $name: the check $check is not DISABLED_ (the shipped starter fails it)"
+    grep -q "${check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${check#*.} in $lesson/test_*.cpp"
+    grep -q "${solution_check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${solution_check#*.}"
+    grep -q "COURSE_SKIP_IF_STARTER_EDITED(\"$lesson\", \"$name\")" "$root/$lesson"/test_*.cpp ||
+      fail "$lesson $name: no as-shipped test asks COURSE_SKIP_IF_STARTER_EDITED(\"$lesson\", \"$name\")"
+    if [ "$(sha256sum "$root/$lesson/$starter" | cut -d' ' -f1)" != "$sha" ]; then
+      [ "${CI:-}" != true ] || fail "CI=true and $lesson/$starter is not the starter as shipped (its SHA-256 in scripts/exercises.txt)"
+      echo "edited: $lesson/$starter (a student's edit; check it with ./scripts/check_exercise.sh ${lesson%%_*} $name)"
+      edited=$((edited + 1))
+    fi
+  done < <(grep -v '^#' "$table" | awk 'NF')
+  [ "$rows" -gt 0 ] || fail "no rows in $table"
+  # Every starter in the tree is in the table: an exercise cannot be added and left unchecked.
+  local file
+  while IFS= read -r file; do
+    lesson="${file%%/*}"
+    awk -v l="$lesson" -v s="${file#*/}" '$1 == l && $4 == s {found = 1} END {exit !found}' "$table" ||
+      fail "$file is a starter missing from scripts/exercises.txt"
+  done < <(cd "$root" && ls [0-9][0-9]_*/exercises/*_starter.* 2>/dev/null)
+  echo "ok: $rows exercises recorded; their files, tests and starters agree"
+  [ "$edited" -eq 0 ] || echo "SKIPPED: $edited starter(s) edited (not under CI=true: a student's work)"
+}
+
+case "${1:-}" in
+  usage) case_usage ;;
+  cpu_exercise) [ $# -eq 2 ] || fail "cpu_exercise needs BUILD_DIR"; case_cpu_exercise "$2" ;;
+  records) case_records ;;
+  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records" >&2; exit 2 ;;
+esac
