@@ -2,9 +2,8 @@
 //
 // Fill in the kernel: find this thread's element, check it is inside the array, compute.
 // Hint: kernels/01_one_per_element.cu is three lines away from the answer. Check it with
-//   ctest --preset release -R 01_vector_exp.*Exercise
-// (the test of the starter expects it to fail until you write the kernel; then switch the
-// test to your starter, or compare with exercises/gaussian_solution.cu).
+//   ./scripts/check_exercise.sh 01 gaussian
+// (PASS or FAIL with the reason; then compare with exercises/gaussian_solution.cu).
 #include <cuda_runtime.h>
 
 #include "course/check.hpp"

@@ -3,9 +3,8 @@
 // Below is part 2's add_one_block with a bounds check: one element per thread, so with one
 // block of at most 1024 threads it stops at 1024 elements and leaves the rest unwritten. Keep
 // ONE block, but let each thread loop over the elements that are its own. Check it with
-//   ctest --preset release -R 02_elementwise_add.*Exercise
-// (the test of the starter expects it to FAIL until you write the loop; then switch the test
-// to your starter, or compare with exercises/one_block_loop_solution.cu). Then compare its
+//   ./scripts/check_exercise.sh 02 one_block_loop
+// (PASS or FAIL with the reason; then compare with exercises/one_block_loop_solution.cu). Then compare its
 // speed with add_grid_stride (kernels/02_grid_stride.cu): why is one block slow?
 #include <cuda_runtime.h>
 

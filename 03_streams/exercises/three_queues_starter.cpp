@@ -6,9 +6,8 @@
 // cudaStreamWaitEvent, so that the GPU waits and the host does not. Without the waits the
 // result is a race: right on a quiet machine, wrong some day.
 // Check it with
-//   ctest --preset release -R 03_streams.GpuExercise
-// (the test of the starter expects it to fail until you write the loop; then switch the test
-// to your starter, or compare with exercises/three_queues_solution.cpp).
+//   ./scripts/check_exercise.sh 03 three_queues
+// (PASS or FAIL with the reason; then compare with exercises/three_queues_solution.cpp).
 #include <stdexcept>
 #include <vector>
 

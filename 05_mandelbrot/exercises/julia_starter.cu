@@ -1,7 +1,6 @@
 // Lesson 05, exercise 1 (starter): the Julia set. Fill in the kernel, then check it with
-//   ctest --preset release -R 05_mandelbrot.*Julia
-// (the starter's test expects it to fail until you write the kernel; then point the solution's
-// test at launch_julia_starter, or compare with exercises/julia_solution.cu).
+//   ./scripts/check_exercise.sh 05 julia
+// (PASS or FAIL with the reason; then compare with exercises/julia_solution.cu).
 //
 // For the Mandelbrot set, z starts at 0 and c is the pixel. For the Julia set of a constant k,
 // z starts at the pixel and k is the same for every pixel: z = z^2 + k.

@@ -11,7 +11,7 @@
 //     (every element written each run: change `to_complex_kernel`);
 //  4. take the real parts of the upper-left H x W corner as the output (change `crop_kernel`),
 //     and divide by Ph * Pw, the padded size, not H * W;
-//  5. compare with exercises/fixed_naive_solution.cu; `ctest -R Exercise` runs both (with a GPU).
+//  5. check it: `./scripts/check_exercise.sh 06 fixed_naive` (with a GPU); compare with the solution.
 // Then: why is kernel 02 (R2C/C2R) about twice as fast as your C2C? (docs/06_fft_convolve.md,
 // exercise 1.)
 #include <memory>

@@ -11,7 +11,7 @@
 //     fft_convolve_cpu.cpp frames the image, and drop the test);
 //  2. keep the loop over columns innermost and branch-free so it vectorises (#pragma omp simd),
 //     and the rows in parallel (#pragma omp parallel for num_threads(threads));
-//  3. check it: `ctest -R Exercise` (or run 06_fft_convolve_tests --gtest_filter='Exercise*');
+//  3. check it: `./scripts/check_exercise.sh 06 separable_cpu` (PASS, or FAIL with the reason);
 //  4. compare with exercises/separable_cpu_solution.cpp, then time both against
 //     convolve_direct for K = 31 (docs/06_fft_convolve.md, exercise 2): how far is the speedup
 //     from K^2 / 2K = 15.5, and why?

@@ -4,9 +4,8 @@
 // price_classic (formula.hpp), and write e^(-rT) N(d2) with cnd_classic<detail::DeviceMath>.
 // Hint: kernels/01_classic.cu is the shape; args.market has rate, volatility and the drift
 // r + v^2 / 2 already computed. Check it with
-//   ctest --preset release -R 07_black_scholes.*Digital
-// (the test of the starter expects it to fail until you write the kernel; then switch the test to
-// your starter, or compare with exercises/digital_solution.cu).
+//   ./scripts/check_exercise.sh 07 digital
+// (PASS or FAIL with the reason; then compare with exercises/digital_solution.cu).
 #include <cuda_runtime.h>
 
 #include "course/check.hpp"

@@ -12,8 +12,7 @@
 // parameters are the lesson kernel's: (float a, const float* x, const float* y, float* out,
 // unsigned long long n). No extern "C": templates cannot have C linkage.
 //
-// Check it: copy your kernel over exercises/solution/saxpy_template.cu (or point the test at
-// this file) and run ctest --preset release -R 08_driver_api_saxpy.*Exercise
+// Check it: ./scripts/check_exercise.sh 08 saxpy_template (PASS, or FAIL with the reason).
 template <int kIlp>
 __global__ void saxpy_ilp(float a, const float* x, const float* y, float* out, unsigned long long n) {
   // TODO
