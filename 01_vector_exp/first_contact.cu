@@ -23,17 +23,20 @@
     }                                                                                                \
   } while (0)
 
+// [docs:kernel]
 // Every thread computes one element; the last block's extra threads do nothing.
 __global__ void exp_kernel(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = expf(x[i]);
 }
+// [docs:end kernel]
 
 int main() {
   const int n = 1000;
   std::vector<float> x(n), y(n);
   for (int i = 0; i < n; ++i) x[i] = -5.0f + 10.0f * i / n;  // inputs from -5 to 5
 
+  // [docs:launch]
   float *d_x = nullptr, *d_y = nullptr;
   CHECK(cudaMalloc(&d_x, n * sizeof(float)));
   CHECK(cudaMalloc(&d_y, n * sizeof(float)));
@@ -47,6 +50,7 @@ int main() {
   CHECK(cudaMemcpy(y.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(d_x));
   CHECK(cudaFree(d_y));
+  // [docs:end launch]
 
   int wrong = 0;  // expf is accurate to 2 ulp: a relative error of 1e-6 is generous
   for (int i = 0; i < n; ++i) wrong += !(std::fabs(y[i] - std::exp(x[i])) <= 1e-6f * std::exp(x[i]));

@@ -20,11 +20,11 @@ namespace vector_exp {
 namespace {
 
 // The function both libraries apply: expf, the same 2-ulp function the kernels call.
-// [region: functor]
+// [docs:functor]
 struct Exp {
   __device__ float operator()(float v) const { return expf(v); }
 };
-// [end region]
+// [docs:end functor]
 
 }  // namespace
 
@@ -35,19 +35,19 @@ void thrust_exp(const float* x, float* y, std::size_t n, cudaStream_t stream) {
   // proclaim_copyable_arguments: Exp does not need its argument to live at x[i], so Thrust may
   // hand it a copy, which lets it choose the algorithms that stage the inputs in shared memory
   // (CUB's Transform assumes this by default); without the promise Thrust reads x[i] in place.
-  // [region: thrust]
+  // [docs:thrust]
   THRUST_CHECK(thrust::transform(thrust::cuda::par_nosync.on(stream), x, x + n, y,
                                  ::cuda::proclaim_copyable_arguments(Exp{})));
-  // [end region]
+  // [docs:end thrust]
   CUDA_CHECK_LAUNCH("thrust::transform");
 }
 
 void cub_exp(const float* x, float* y, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
   // Returns the launch's status; a std::size_t count is taken as a 64-bit offset.
-  // [region: cub]
+  // [docs:cub]
   CUDA_CHECK(cub::DeviceTransform::Transform(x, y, n, Exp{}, stream));
-  // [end region]
+  // [docs:end cub]
   CUDA_CHECK_LAUNCH("cub::DeviceTransform::Transform");
 }
 

@@ -57,6 +57,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
     vector_exp::launch_one_per_element(d.d_x.data(), d.d_y.data(), d.x.size(), d.launch, lesson.stream());
     CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
   });
+  // [docs:kernel_rows]
   const double largest = vector_exp::max_abs(d.x);
   lesson.add_kernels(vector_exp::kernels(), selected, [&](const auto& kernel, course::Precision) {
     const course::Tolerance promise = course::Tolerance::ulps(vector_exp::promised_ulp(kernel.traits, largest));
@@ -71,6 +72,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
                            .check = course::check_device<float>(d.d_y, d.y, d.reference, promise),
                            .note_after_run = [shape] { return shape->describe(); }};
   });
+  // [docs:end kernel_rows]
 }
 
 // The same work through the libraries a C++ programmer would call instead (library.cu), held

@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,60 +92,6 @@ TEST_P(GpuExpLibraries, NothingToDoWritesNothing) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const auto y = run_library(GetParam(), {1.0f}, 0, 0);
   EXPECT_TRUE(std::isnan(y[0])) << "n = 0 wrote an element";
-}
-
-// ---- The docs quote the sources --------------------------------------------------------------
-// docs/01_vector_exp.md shows regions of the sources ("// [region: NAME]" ... "// [end region]"),
-// each quote preceded by a line "<!-- region: FILE NAME -->" (FILE relative to the lesson). The
-// region is compared without the indentation its lines share.
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string dedented_region(const std::string& source, const std::string& name) {
-  const std::string begin = "// [region: " + name + "]\n";
-  const auto start = source.find(begin);
-  if (start == std::string::npos) return "";
-  const auto body = start + begin.size();
-  const auto end = source.find("// [end region]", body);
-  if (end == std::string::npos) return "";
-  std::istringstream lines(source.substr(body, source.rfind('\n', end) + 1 - body));
-  std::vector<std::string> kept;
-  std::size_t indent = std::string::npos;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find_first_not_of(' ') != std::string::npos) indent = std::min(indent, line.find_first_not_of(' '));
-    kept.push_back(line);
-  }
-  std::string text;
-  for (const std::string& line : kept) text += (line.size() >= indent ? line.substr(indent) : line) + "\n";
-  return text;
-}
-
-TEST(VectorExpDocs, LibraryQuotesMatchTheSources) {
-  const std::string here = __FILE__;
-  const std::string lesson = here.substr(0, here.rfind('/') + 1);
-  const std::string page = read_file(lesson + "../docs/01_vector_exp.md");
-  ASSERT_FALSE(page.empty()) << "docs/01_vector_exp.md not found next to " << lesson;
-  const std::string marker = "<!-- region: ";
-  int quotes = 0;
-  for (auto at = page.find(marker); at != std::string::npos; at = page.find(marker, at + 1)) {
-    const auto line_end = page.find(" -->", at);
-    std::istringstream fields(page.substr(at + marker.size(), line_end - at - marker.size()));
-    std::string file, name;
-    fields >> file >> name;
-    const auto code_start = page.find("```cpp\n", line_end);
-    ASSERT_NE(code_start, std::string::npos) << file << " " << name;
-    const auto code_end = page.find("```\n", code_start + 7);
-    const std::string quoted = page.substr(code_start + 7, code_end - code_start - 7);
-    const std::string source = dedented_region(read_file(lesson + file), name);
-    EXPECT_FALSE(source.empty()) << file << " has no region " << name;
-    EXPECT_EQ(quoted, source) << "docs/01_vector_exp.md quotes " << file << " [" << name << "] out of date";
-    ++quotes;
-  }
-  EXPECT_GE(quotes, 5) << "the page quotes the kernel, its launch, the function object, Thrust and CUB";
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, GpuExpLibraries, ::testing::ValuesIn(kLibraries),

@@ -43,6 +43,7 @@ struct LaunchConfig {
 using Launcher = course::LaunchShape (*)(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                          cudaStream_t stream);
 
+// [docs:kernel_table]
 #define COURSE_KERNEL(name, summary, ...)                                                                 \
   course::LaunchShape launch_##name(const float* x, float* y, std::size_t n, const LaunchConfig& config, \
                                     cudaStream_t stream);
@@ -57,6 +58,7 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
+// [docs:end kernel_table]
 
 // The same y[i] = expf(x[i]) through the GPU libraries (library.cu), the rows the kernels are
 // compared with: thrust::transform and cub::DeviceTransform::Transform, in `stream`, checked.

@@ -13,6 +13,7 @@
 
 namespace vector_exp {
 
+// [docs:exp_serial]
 void exp_serial(std::span<const float> x, std::span<float> y) {
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = std::exp(x[i]);  // float overload: expf
 }
@@ -23,12 +24,15 @@ void exp_parallel(std::span<const float> x, std::span<float> y) {
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
 }
+// [docs:end exp_serial]
 
+// [docs:exp_reference]
 course::ReferenceBlock exp_reference(std::span<const float> x) {
   return [x](std::size_t begin, std::size_t end, double* out) {
     for (std::size_t i = begin; i < end; ++i) out[i - begin] = std::exp(static_cast<double>(x[i]));
   };
 }
+// [docs:end exp_reference]
 
 double max_abs(std::span<const float> x) {
   float largest = 0.0f;

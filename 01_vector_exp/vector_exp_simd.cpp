@@ -33,6 +33,7 @@ namespace vector_exp {
 
 namespace {
 
+// [docs:prefetch_loop]
 // How far ahead the prefetches reach: 512 floats = 2 KiB = 32 cache lines of each array. On the
 // reference host 512 and 2048 measured alike; much less leaves the latency exposed again.
 constexpr std::size_t kPrefetchAhead = 512;
@@ -56,6 +57,7 @@ __attribute__((target("avx512f"))) void exp_avx512(const float* x, float* y, std
   }
   for (; i < end; ++i) y[i] = std::exp(x[i]);
 }
+// [docs:end prefetch_loop]
 
 template <bool kPrefetch>
 __attribute__((target("avx2,fma"))) void exp_avx2(const float* x, float* y, std::size_t begin, std::size_t end) {
@@ -84,6 +86,7 @@ struct Widest {
   const char* name;
 };
 
+// [docs:widest]
 const Widest& widest() {
   static const Widest chosen = []() -> Widest {
     __builtin_cpu_init();
@@ -94,6 +97,7 @@ const Widest& widest() {
   }();
   return chosen;
 }
+// [docs:end widest]
 
 Range range_for(Prefetch prefetch) {
   return prefetch == Prefetch::software ? widest().prefetched : widest().plain;

@@ -37,15 +37,18 @@ void add_serial(std::span<const float> a, std::span<const float> b, std::span<fl
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = a[i] + b[i];
 }
 
+// [docs:add_parallel]
 void add_parallel(std::span<const float> a, std::span<const float> b, std::span<float> c) {
   const std::size_t n = c.size();
   // Static schedule: every element costs the same, so equal contiguous slices per thread.
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
 }
+// [docs:end add_parallel]
 
 namespace {
 
+// [docs:add_range_prefetched]
 // How far ahead the prefetches reach, in floats: 512 = 2 KiB = 32 cache lines of each array.
 constexpr std::size_t kPrefetchAhead = 512;
 constexpr std::size_t kFloatsPerLine = 16;  // 64-byte cache lines
@@ -66,6 +69,7 @@ void add_range_prefetched(const float* a, const float* b, float* c, std::size_t 
   }
   for (; i < end; ++i) c[i] = a[i] + b[i];
 }
+// [docs:end add_range_prefetched]
 
 }  // namespace
 
@@ -94,8 +98,10 @@ void multiply_serial(std::span<const float> a, std::span<const float> b, std::sp
 course::ReferenceBlock add_reference(std::span<const float> a, std::span<const float> b) {
   return [a, b](std::size_t begin, std::size_t end, double* out) {
     for (std::size_t i = begin; i < end; ++i) {
+      // [docs:reference_rounding]
       const double exact = static_cast<double>(a[i]) + static_cast<double>(b[i]);
       out[i - begin] = static_cast<float>(exact);  // rounded to float once: the value a float add must give
+      // [docs:end reference_rounding]
     }
   };
 }

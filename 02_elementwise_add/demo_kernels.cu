@@ -21,6 +21,7 @@ namespace elementwise_add {
 
 namespace {
 
+// [docs:kernels]
 // Part 1: the PyCUDA demo, line for line. No bounds check: the launch has exactly n threads.
 __global__ void multiply_them(float* dest, const float* a, const float* b) {
   const unsigned i = threadIdx.x;
@@ -32,6 +33,7 @@ __global__ void add_one_block(const float* a, const float* b, float* c) {
   const unsigned i = threadIdx.x;
   c[i] = a[i] + b[i];
 }
+// [docs:end kernels]
 
 }  // namespace
 
@@ -51,8 +53,10 @@ course::LaunchShape launch_add_one_block(const float* a, const float* b, float* 
   // Deliberately no check against the 1024 limit here: the lesson lets CUDA refuse the launch.
   // (The clamp only keeps the number an int; any n over the limit is refused the same way.)
   const int threads = static_cast<int>(std::min<std::size_t>(n, INT_MAX));
+  // [docs:launch_add_one_block]
   add_one_block<<<1, threads, 0, stream>>>(a, b, c);
   CUDA_CHECK_LAUNCH("add_one_block");
+  // [docs:end launch_add_one_block]
   return {1, threads};
 }
 

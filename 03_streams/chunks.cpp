@@ -44,6 +44,7 @@ std::vector<Chunk> split_chunks(std::size_t n, std::size_t chunks) {
   }
   // n = q * chunks + r: every chunk gets q elements and the first r get one more, so no two
   // chunks differ by more than one element and the last chunk is never a short leftover.
+  // [docs:chunk_split]
   const std::size_t q = n / chunks, r = n % chunks;
   std::vector<Chunk> result(chunks);
   std::size_t offset = 0;
@@ -52,6 +53,7 @@ std::vector<Chunk> split_chunks(std::size_t n, std::size_t chunks) {
     offset += result[i].count;
   }
   return result;
+  // [docs:end chunk_split]
 }
 
 std::optional<std::size_t> chunk_count_with_remainder(std::size_t n, std::size_t chunks) {
@@ -70,6 +72,7 @@ std::optional<std::size_t> chunk_count_with_remainder(std::size_t n, std::size_t
 //
 //   time = h + k + d + (C - 1) * max(h, k, d)
 //
+// [docs:ideal_why]
 // Why: let m = max(h, k, d), the slowest stage (the bottleneck). It must process all C chunks,
 // one after another, which takes C * m. Before it can start on the first chunk, that chunk must
 // pass the stages in front of it; after it finishes the last chunk, that chunk must pass the
@@ -81,6 +84,7 @@ std::optional<std::size_t> chunk_count_with_remainder(std::size_t n, std::size_t
 //   copy in   0000111122223333                 (one character = half a time unit;
 //   kernel        00  11  22  33                the digit is the chunk)
 //   copy out        0000111122223333          time = 2 + 1 + 2 + 3 * 2 = 11
+// [docs:end ideal_why]
 //
 // Compare with C * (h + k + d) = 20 when nothing overlaps: as C grows the pipeline approaches
 // C * m, the bottleneck alone, but each chunk adds per-operation overhead, and small chunks copy
@@ -89,11 +93,13 @@ std::optional<std::size_t> chunk_count_with_remainder(std::size_t n, std::size_t
 // directions at once each as fast as alone (the PCIe link is full duplex), and one kernel at a
 // time. Kernels of different streams can share the GPU, though, and when a chunk's kernel
 // leaves SMs idle (its last wave, a small chunk) a measured pipeline can beat this "ideal".
+// [docs:ideal_pipeline_ms]
 double ideal_pipeline_ms(double h, double k, double d, std::size_t chunks) {
   if (chunks == 0) throw std::invalid_argument("ideal_pipeline_ms: no chunks");
   if (h < 0 || k < 0 || d < 0) throw std::invalid_argument("ideal_pipeline_ms: negative stage time");
   return h + k + d + static_cast<double>(chunks - 1) * std::max({h, k, d});
 }
+// [docs:end ideal_pipeline_ms]
 
 double sequential_pipeline_ms(double h, double k, double d, std::size_t chunks) {
   if (h < 0 || k < 0 || d < 0) throw std::invalid_argument("sequential_pipeline_ms: negative stage time");

@@ -103,6 +103,7 @@ const char* stage_name(Stage stage) {
   return "?";
 }
 
+// [docs:run_pageable]
 void run_pageable(std::span<const float> x, std::span<float> y, DeviceArrays& device, const Transform& transform) {
   // cudaMemcpy from pageable memory returns once x has been handed to the driver's staging
   // buffer: the last piece may still be on its way to the GPU. A kernel in the SAME stream (the
@@ -114,7 +115,9 @@ void run_pageable(std::span<const float> x, std::span<float> y, DeviceArrays& de
   // when y holds every byte.
   device.y.copy_to_host(y);  // cudaMemcpy
 }
+// [docs:end run_pageable]
 
+// [docs:run_one_stream]
 void run_one_stream(PinnedArrays& host, DeviceArrays& device, const Transform& transform, cudaStream_t stream) {
   course::StreamSyncGuard sync(stream);  // leaving this function waits for the stream
   device.x.copy_from_host_async(host.x.span(), stream);  // returns at once: the copy is queued
@@ -122,7 +125,9 @@ void run_one_stream(PinnedArrays& host, DeviceArrays& device, const Transform& t
   device.y.copy_to_host_async(host.y.span(), stream);  // after the kernel
   // host.y must not be read here yet: the copies and the kernel may not even have started.
 }
+// [docs:end run_one_stream]
 
+// [docs:run_pipelined]
 void run_pipelined(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
                    std::span<const Chunk> chunks, std::span<const course::Stream> streams) {
   require_streams_and_chunks(host, device, chunks, streams.size());
@@ -136,6 +141,7 @@ void run_pipelined(PinnedArrays& host, DeviceArrays& device, const Transform& tr
     }
   });
 }
+// [docs:end run_pipelined]
 
 void run_copies_only(PinnedArrays& host, DeviceArrays& device, std::span<const Chunk> chunks,
                      std::span<const course::Stream> streams) {
@@ -192,10 +198,12 @@ Timeline record_timeline(PinnedArrays& host, DeviceArrays& device, const Transfo
   issue_then_wait(streams, [&] {
     // Time 0: an event in the first stream, which the other streams wait for, so that nothing
     // in any stream can start before it.
+    // [docs:timed_region]
     start.record(streams[0].get());
     for (std::size_t s = 1; s < stream_count; ++s) {
       CUDA_CHECK(cudaStreamWaitEvent(streams[s].get(), start.get(), 0));
     }
+    // [docs:end timed_region]
     // The same issue order as run_pipelined, with the events in between. Recording them costs
     // host time, so this run may take a little longer than (c) does.
     for (std::size_t i = 0; i < chunks.size(); ++i) {
@@ -236,6 +244,7 @@ void infer_copy_starts(std::span<TimelineEvent> events) {
     for (TimelineEvent& event : events) {
       if (event.stage == direction) copies.push_back(&event);
     }
+    // [docs:engine_order]
     // The engine finished them in this order; each one ran after the one before it.
     std::sort(copies.begin(), copies.end(),
               [](const TimelineEvent* a, const TimelineEvent* b) { return a->end_ms < b->end_ms; });
@@ -244,6 +253,7 @@ void infer_copy_starts(std::span<TimelineEvent> events) {
       copy->start_ms = std::min(copy->end_ms, std::max(copy->reached_ms, engine_free_ms));
       engine_free_ms = copy->end_ms;
     }
+    // [docs:end engine_order]
   }
 }
 

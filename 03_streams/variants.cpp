@@ -69,9 +69,11 @@ PipelineRows add_variants(course::Lesson& lesson, TableData& d, const std::vecto
   course::Variant a = d.gpu_row(rows.pageable, false, [&](cudaStream_t) { run_pageable(d.x, d.y, *d.device, d.transform); });
   a.note_after_run = [&lesson] { return copy_rates(lesson.report(), kPageableIn, kPageableOut); };
   lesson.add(std::move(a));
+  // [docs:one_stream_row]
   course::Variant b = d.gpu_row(rows.one_stream, true, [&](cudaStream_t s) { run_one_stream(*d.host, *d.device, d.transform, s); });
   b.note_after_run = [&lesson] { return copy_rates(lesson.report(), kPinnedIn, kPinnedOut); };
   lesson.add(std::move(b));
+  // [docs:end one_stream_row]
   auto chunked = [&](const std::string& name, course::Role role, std::vector<Chunk> list) {
     course::Variant v = d.gpu_row(name, true, [&d, list](cudaStream_t) { run_pipelined(*d.host, *d.device, d.transform, list, *d.streams); });
     v.role = role;

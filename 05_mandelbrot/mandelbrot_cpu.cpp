@@ -51,6 +51,7 @@ template <class Arith, int kLanes, class T>
       alive[l] = 1;
       count[l] = 0;
     }
+    // [docs:simd_chunk]
     for (int i = 0; i < max_iters; ++i) {
       int active = 0;
 #pragma omp simd reduction(+ : active)
@@ -66,6 +67,7 @@ template <class Arith, int kLanes, class T>
       }
       if (active == 0) break;  // the whole chunk has escaped
     }
+    // [docs:end simd_chunk]
     for (int l = 0; l < lanes; ++l) out[col0 + l] = count[l];
   }
 }

@@ -64,6 +64,7 @@ MANDEL_HD inline T pixel_im(const Frame<T>& frame, int row) {
 }
 
 // ---- Natural arithmetic: the iteration as anyone first writes it ------------------------------
+// [docs:natural]
 template <class T>
 struct Natural {
   // |z|^2 >= 4. Checked every iteration, z is finite here (|z| < 2 one iteration earlier).
@@ -74,8 +75,10 @@ struct Natural {
     x = next_x;
   }
 };
+// [docs:end natural]
 
 // ---- Fused arithmetic: every product that meets a sum is an explicit fma ----------------------
+// [docs:fused]
 template <class T>
 struct Fused {
   MANDEL_HD static bool escaped(T x, T y) { return fused(x, x, y * y) >= T(4); }
@@ -85,7 +88,9 @@ struct Fused {
     x = next_x;
   }
 };
+// [docs:end fused]
 
+// [docs:escape_count]
 // The definition, one check per iteration: the escape count of c = cx + i cy.
 template <class Arith, class T>
 MANDEL_HD inline std::uint32_t escape_count(T cx, T cy, int max_iters) {
@@ -102,6 +107,7 @@ template <class T>
 MANDEL_HD inline std::uint32_t mandel(T x, T y, int max_iters) {
   return escape_count<Natural<T>>(x, y, max_iters);
 }
+// [docs:end escape_count]
 
 // The same count, faster: kBlock iterations run without any check, then one check. When that
 // check finds z escaped (or overflowed into infinity or NaN), z goes back to where it was before
@@ -117,6 +123,7 @@ MANDEL_HD inline std::uint32_t mandel_fused_blocked(T cx, T cy, int max_iters) {
   using Arith = Fused<T>;
   T x = 0, y = 0;
   int i = 0;
+  // [docs:blocked_loop]
   while (i + kBlock <= max_iters) {
     const T saved_x = x, saved_y = y;
 #if defined(__CUDA_ARCH__)
@@ -135,6 +142,7 @@ MANDEL_HD inline std::uint32_t mandel_fused_blocked(T cx, T cy, int max_iters) {
     if (Arith::escaped(x, y)) return static_cast<std::uint32_t>(i);
     Arith::step(x, y, cx, cy);
   }
+  // [docs:end blocked_loop]
   return static_cast<std::uint32_t>(max_iters);
 }
 

@@ -48,6 +48,7 @@ std::vector<T> flipped_taps(const Filter& filter) {
   return g;
 }
 
+// [docs:accumulate_row]
 // One output row: acc[col] = sum g(i, j) X(row + i, col + j), in T, SIMD over col.
 template <class T>
 void direct_row(const std::vector<T>& framed, std::size_t framed_width, const std::vector<T>& g, int k, int row,
@@ -63,6 +64,7 @@ void direct_row(const std::vector<T>& framed, std::size_t framed_width, const st
     }
   }
 }
+// [docs:end accumulate_row]
 
 }  // namespace
 

@@ -121,6 +121,7 @@ FftwConvolver::~FftwConvolver() = default;
 PaddedShape FftwConvolver::shape() const { return impl_->shape; }
 double FftwConvolver::plan_ms() const { return impl_->plan_ms; }
 
+// [docs:fftw_run]
 void FftwConvolver::run(std::span<float> output) {
   Impl& s = *impl_;
   const Image& image = *s.image;
@@ -144,6 +145,7 @@ void FftwConvolver::run(std::span<float> output) {
     std::copy_n(s.real.get() + static_cast<std::size_t>(row) * pw, w, output.data() + static_cast<std::size_t>(row) * w);
   }
 }
+// [docs:end fftw_run]
 
 void convolve_naive_c2c_fftw(const Image& image, const Filter& filter, std::span<float> output) {
   // The classic: complex arrays of the image's own size, the filter in the upper-left corner,

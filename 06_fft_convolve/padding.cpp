@@ -70,6 +70,7 @@ std::vector<PaddedShape> padding_candidates(int height, int width, int filter_si
   return shapes;
 }
 
+// [docs:place_filter_centred]
 void place_filter_centred(const Filter& filter, PaddedShape shape, std::span<float> padded) {
   assert(padded.size() == shape.real_count());
   assert(shape.height >= filter.size && shape.width >= filter.size);
@@ -84,6 +85,7 @@ void place_filter_centred(const Filter& filter, PaddedShape shape, std::span<flo
     }
   }
 }
+// [docs:end place_filter_centred]
 
 void place_image(const Image& image, PaddedShape shape, std::span<float> padded, int threads) {
   assert(padded.size() == shape.real_count());

@@ -577,44 +577,6 @@ TEST(Exercise, SeparableCpuStarterAsShippedFails) {
   EXPECT_FALSE(check(y, image, f, reference).passed) << "the starter passes as shipped: has it been solved?";
 }
 
-// ---- The docs quote the code in the tree ------------------------------------------------------------
-
-std::vector<std::string> read_lines(const fs::path& path) {
-  std::ifstream file(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(file, line);) lines.push_back(line);
-  return lines;
-}
-
-// Every ```cpp block of docs/06_fft_convolve.md placed under "<!-- code: PATH -->" must appear,
-// line for line and contiguously, in PATH: a quote that no longer matches its source fails here.
-TEST(Docs, EveryQuotedBlockIsTheCodeInTheTree) {
-  const fs::path root = fs::path(__FILE__).parent_path().parent_path();
-  const std::vector<std::string> page = read_lines(root / "docs" / "06_fft_convolve.md");
-  ASSERT_FALSE(page.empty()) << "cannot read docs/06_fft_convolve.md";
-  const std::string marker = "<!-- code: ";
-  int quotes = 0;
-  for (std::size_t i = 0; i < page.size(); ++i) {
-    if (page[i].rfind(marker, 0) != 0) continue;
-    const std::string source = page[i].substr(marker.size(), page[i].find(" -->") - marker.size());
-    ASSERT_LT(i + 1, page.size());
-    ASSERT_EQ(page[i + 1], "```cpp") << "line " << i + 2 << ": a code marker not followed by a cpp block";
-    std::vector<std::string> block;
-    for (std::size_t j = i + 2; j < page.size() && page[j] != "```"; ++j) block.push_back(page[j]);
-    const std::vector<std::string> code = read_lines(root / source);
-    ASSERT_FALSE(code.empty()) << source;
-    bool found = false;
-    for (std::size_t start = 0; !found && start + block.size() <= code.size(); ++start) {
-      found = std::equal(block.begin(), block.end(), code.begin() + static_cast<std::ptrdiff_t>(start));
-    }
-    EXPECT_TRUE(found) << "docs/06_fft_convolve.md line " << i + 1 << ": the quote of " << source
-                       << " (" << block.size() << " lines from '" << (block.empty() ? "" : block.front())
-                       << "') is not in the file any more";
-    ++quotes;
-  }
-  EXPECT_GE(quotes, 5);
-}
-
 // ---- Kernel 05's callback compiles to LTO-IR without a GPU ----------------------------------------
 
 TEST(FftCallback, TheLoadCallbackCompilesToLtoIr) {

@@ -8,7 +8,7 @@
 
 namespace black_scholes {
 
-// [region: price_serial]
+// [docs:price_serial]
 template <class T>
 void price_serial(Inputs<T> in, Outputs<T> out, Market market) {
   const T rate = static_cast<T>(market.rate);
@@ -19,7 +19,7 @@ void price_serial(Inputs<T> in, Outputs<T> out, Market market) {
     out.put[i] = p.put;
   }
 }
-// [end region]
+// [docs:end price_serial]
 
 template void price_serial<float>(Inputs<float>, Outputs<float>, Market);
 template void price_serial<double>(Inputs<double>, Outputs<double>, Market);

@@ -87,7 +87,7 @@ BS_HD T cnd_classic(T d) {
   return d > T(0) ? T(1) - tail : tail;
 }
 
-// [region: price_classic]
+// [docs:price_classic]
 // One option as the classic priced it: three exponentials (two in the CNDs), a log, a square
 // root, and the put from 1 - cnd (which cancels for large d).
 template <class Math, class T>
@@ -101,9 +101,9 @@ BS_HD Prices<T> price_classic(T S, T X, T years, T rate, T volatility) {
   const T discount = Math::exp(-rate * years);
   return {S * cnd_d1 - X * discount * cnd_d2, X * discount * (T(1) - cnd_d2) - S * (T(1) - cnd_d1)};
 }
-// [end region]
+// [docs:end price_classic]
 
-// [region: price_shared_exp]
+// [docs:price_shared_exp]
 // The same prices with one exponential fewer, and no 1 - (1 - tail).
 //  - The density terms of both CNDs are equal: S phi(d1) = X e^(-rT) phi(d2) (expand d2^2 =
 //    d1^2 - 2 d1 v sqrt(T) + v^2 T), so exp(-d1^2 / 2) serves both.
@@ -128,6 +128,6 @@ BS_HD Prices<V> price_shared_exp(const V& S, const V& X, const V& years, const C
   const V x_below = d2 > T(0) ? x_tail : discounted_strike - x_tail;  // X e^(-rT) N(-d2)
   return {s_above - x_above, x_below - s_below};
 }
-// [end region]
+// [docs:end price_shared_exp]
 
 }  // namespace black_scholes

@@ -157,7 +157,7 @@ std::string PriceTolerance::describe() const {
   return "abs " + sci(max_abs) + " and rel L1 <= " + sci(max_rel_l1);
 }
 
-// [region: condition]
+// [docs:condition]
 // How much rounding errors of relative size u in the steps of the formula can move one option's
 // prices, in units of u: the sizes of the two terms (S N(d1) and X e^(-rT) N(d2), each at most S
 // and X e^(-rT); the discount's exponent adds rT), plus the density S phi(d1) = X e^(-rT) phi(d2)
@@ -175,7 +175,7 @@ double condition(double S, double X, double years, double rate, double volatilit
                          std::fabs(d2) + v_sqrt_t;
   return S + discounted_strike * (1 + std::fabs(rate) * years) + density * d_error;
 }
-// [end region]
+// [docs:end condition]
 
 template <class T>
 PriceTolerances price_tolerances(Inputs<T> in, Market market, double factor) {

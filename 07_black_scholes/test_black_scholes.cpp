@@ -10,9 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -500,49 +498,6 @@ TEST(BlackScholesRegistry, OneHeadlinePerPrecisionAndNamesUnique) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]);
   }
-}
-
-// ---- The docs quote the code in the tree ----------------------------------------------------------
-// docs/07_black_scholes.md shows regions of the sources ("[region: NAME]" ... "[end region]"); a
-// quoted block is preceded by a line "<!-- region: FILE NAME -->". Each must match its region.
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string region(const std::string& source, const std::string& name) {
-  const std::string begin = "// [region: " + name + "]\n";
-  const auto start = source.find(begin);
-  if (start == std::string::npos) return "";
-  const auto body = start + begin.size();
-  const auto end = source.find("// [end region]", body);
-  return end == std::string::npos ? "" : source.substr(body, end - body);
-}
-
-TEST(BlackScholesDocs, QuotedCodeMatchesTheSources) {
-  const std::string here = __FILE__;
-  const std::string lesson = here.substr(0, here.rfind('/') + 1);
-  const std::string page = read_file(lesson + "../docs/07_black_scholes.md");
-  ASSERT_FALSE(page.empty()) << "docs/07_black_scholes.md not found next to " << lesson;
-  const std::string marker = "<!-- region: ";
-  int quotes = 0;
-  for (auto at = page.find(marker); at != std::string::npos; at = page.find(marker, at + 1)) {
-    const auto line_end = page.find(" -->", at);
-    std::istringstream fields(page.substr(at + marker.size(), line_end - at - marker.size()));
-    std::string file, name;
-    fields >> file >> name;
-    const auto code_start = page.find("```cpp\n", line_end);
-    ASSERT_NE(code_start, std::string::npos);
-    const auto code_end = page.find("```\n", code_start + 7);
-    const std::string quoted = page.substr(code_start + 7, code_end - code_start - 7);
-    const std::string source = region(read_file(lesson + file), name);
-    EXPECT_FALSE(source.empty()) << file << " has no region " << name;
-    EXPECT_EQ(quoted, source) << "docs/07_black_scholes.md quotes " << file << " [" << name << "] out of date";
-    ++quotes;
-  }
-  EXPECT_GE(quotes, 3) << "the page quotes the formula, the kernel and the condition";
 }
 
 // ---- GPU ------------------------------------------------------------------------------------------

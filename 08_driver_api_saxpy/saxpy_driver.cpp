@@ -18,6 +18,7 @@
 
 namespace driver_saxpy {
 
+// [docs:launch_driver]
 void launch_driver(CUfunction function, const course::LaunchShape& launch, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out,
                    std::size_t n, CUstream stream) {
   if (n == 0) return;
@@ -29,6 +30,7 @@ void launch_driver(CUfunction function, const course::LaunchShape& launch, float
                                                 0, stream,                    // dynamic shared memory, stream
                                                 args, nullptr));              // arguments, "extra" (unused)
 }
+// [docs:end launch_driver]
 
 // ---- The classic's buffers ----------------------------------------------------------------------
 DriverBuffers::DriverBuffers(std::size_t n)

@@ -28,6 +28,7 @@
 #define SAXPY_ILP 2  // the launchers pass -DSAXPY_ILP (saxpy::kIlp) to both compilers
 #endif
 
+// [docs:saxpy_kernel]
 extern "C" __global__ void saxpy(float a, const float* __restrict__ x, const float* __restrict__ y,
                                  float* __restrict__ out, unsigned long long n) {
   const unsigned long long thread = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -70,3 +71,4 @@ extern "C" __global__ void saxpy(float a, const float* __restrict__ x, const flo
   // The last n % 4 elements, one per thread of the first threads.
   for (unsigned long long i = 4 * groups + thread; i < n; i += stride) out[i] = a * x[i] + y[i];
 }
+// [docs:end saxpy_kernel]

@@ -7,10 +7,12 @@
 namespace vector_exp::exercises {
 
 namespace {
+// [docs:kernel]
 __global__ void gaussian_kernel(const float* x, float* y, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) y[i] = expf(-0.5f * x[i] * x[i]);
 }
+// [docs:end kernel]
 }  // namespace
 
 void launch_gaussian_solution(const float* x, float* y, std::size_t n, cudaStream_t stream) {

@@ -12,12 +12,12 @@ namespace vector_exp {
 
 namespace {
 
-// [region: kernel]
+// [docs:kernel]
 __global__ void exp_one_per_element(const float* x, float* y, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit: no wrap past 2^32
   if (i < n) y[i] = expf(x[i]);
 }
-// [end region]
+// [docs:end kernel]
 
 }  // namespace
 
@@ -26,10 +26,10 @@ course::LaunchShape launch_one_per_element(const float* x, float* y, std::size_t
   if (n == 0) return {};
   const std::size_t block = static_cast<std::size_t>(config.block_size);
   const auto blocks = static_cast<long long>((n + block - 1) / block);  // ceil(n / block)
-  // [region: launch]
+  // [docs:launch]
   exp_one_per_element<<<static_cast<unsigned>(blocks), config.block_size, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH("exp_one_per_element");
-  // [end region]
+  // [docs:end launch]
   return {blocks, config.block_size};
 }
 

@@ -16,12 +16,14 @@ namespace vector_exp {
 
 namespace {
 
+// [docs:kernel]
 __global__ void exp_grid_stride(const float* x, float* y, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     y[i] = expf(x[i]);
   }
 }
+// [docs:end kernel]
 
 constexpr std::size_t kWaves = 4;  // default grid: this many waves of resident blocks
 
@@ -30,6 +32,7 @@ constexpr std::size_t kWaves = 4;  // default grid: this many waves of resident 
 course::LaunchShape launch_grid_stride(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                        cudaStream_t stream) {
   if (n == 0) return {};
+  // [docs:launch]
   int grid = config.grid_size;
   if (grid <= 0) {  // the occupancy query only when no grid is given (never between timing events)
     const std::size_t needed = course::blocks_to_cover(n, config.block_size);
@@ -39,6 +42,7 @@ course::LaunchShape launch_grid_stride(const float* x, float* y, std::size_t n, 
   }
   exp_grid_stride<<<grid, config.block_size, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH("exp_grid_stride");
+  // [docs:end launch]
   return {grid, config.block_size};
 }
 

@@ -34,6 +34,7 @@ __global__ void exp_float4_kernel(const float* __restrict__ x, float* __restrict
   for (std::size_t i = thread; i < head; i += stride) y[i] = expf(x[i]);
   for (std::size_t i = tail_begin + thread; i < n; i += stride) y[i] = expf(x[i]);
 
+  // [docs:float4_loop]
   const float4* x4 = reinterpret_cast<const float4*>(x + head);
   float4* y4 = reinterpret_cast<float4*>(y + head);
   for (std::size_t v = thread; v < vectors; v += stride) {
@@ -44,6 +45,7 @@ __global__ void exp_float4_kernel(const float* __restrict__ x, float* __restrict
     value.w = expf(value.w);
     y4[v] = value;
   }
+  // [docs:end float4_loop]
 }
 
 }  // namespace

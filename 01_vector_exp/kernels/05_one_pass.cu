@@ -23,6 +23,7 @@ namespace vector_exp {
 
 namespace {
 
+// [docs:kernel]
 template <int kVectors>
 __global__ void exp_one_pass(const float* __restrict__ x, float* __restrict__ y, std::size_t head,
                              std::size_t vectors, std::size_t n) {
@@ -47,6 +48,7 @@ __global__ void exp_one_pass(const float* __restrict__ x, float* __restrict__ y,
     if (tail_begin + threadIdx.x < n) y[tail_begin + threadIdx.x] = expf(x[tail_begin + threadIdx.x]);
   }
 }
+// [docs:end kernel]
 
 using OnePassKernel = void (*)(const float*, float*, std::size_t, std::size_t, std::size_t);
 

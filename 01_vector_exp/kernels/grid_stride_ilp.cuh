@@ -29,6 +29,7 @@ __device__ __forceinline__ float exp_of(float v) {
   }
 }
 
+// [docs:kernel]
 template <int kIlp, bool kFast>
 __global__ void exp_grid_stride_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
   const std::size_t tile = static_cast<std::size_t>(kIlp) * blockDim.x;
@@ -55,6 +56,7 @@ __global__ void exp_grid_stride_kernel(const float* __restrict__ x, float* __res
     }
   }
 }
+// [docs:end kernel]
 
 
 using IlpKernel = void (*)(const float*, float*, std::size_t);

@@ -15,9 +15,11 @@
 namespace elementwise_add::exercises {
 
 namespace {
+// [docs:kernel]
 __global__ void add_one_block_loop(const float* a, const float* b, float* c, std::size_t n) {
   for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) c[i] = a[i] + b[i];
 }
+// [docs:end kernel]
 }  // namespace
 
 void launch_one_block_loop_solution(const float* a, const float* b, float* c, std::size_t n, int block_size,

@@ -19,11 +19,13 @@ namespace elementwise_add {
 
 namespace {
 
+// [docs:kernel]
 __global__ void add_indexed(const float* a, const float* b, float* c, std::size_t n) {
   // Cast before multiplying: blockIdx.x * blockDim.x alone is computed in 32 bits.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];  // the last block usually has threads past the end
 }
+// [docs:end kernel]
 
 }  // namespace
 

@@ -17,12 +17,14 @@ namespace elementwise_add {
 
 namespace {
 
+// [docs:kernel]
 __global__ void add_grid_stride(const float* a, const float* b, float* c, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     c[i] = a[i] + b[i];
   }
 }
+// [docs:end kernel]
 
 }  // namespace
 

@@ -51,6 +51,7 @@ __global__ void add_float4(const float* __restrict__ a, const float* __restrict_
   const float4* b4 = reinterpret_cast<const float4*>(b + head);
   float4* c4 = reinterpret_cast<float4*>(c + head);
   std::size_t v = thread;
+  // [docs:ilp_loop]
   // Whole trips: all kIlp groups of this trip are inside the array. Every load is issued
   // before the first add, so they are all in flight together.
   for (; v + (kIlp - 1) * stride < vectors; v += kIlp * stride) {
@@ -65,6 +66,7 @@ __global__ void add_float4(const float* __restrict__ a, const float* __restrict_
   }
   // The rest: fewer than kIlp groups are left for this thread.
   for (; v < vectors; v += stride) c4[v] = add4(a4[v], b4[v]);
+  // [docs:end ilp_loop]
 }
 
 using Float4Kernel = void (*)(const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
@@ -86,12 +88,14 @@ course::LaunchShape launch_add_float4(const float* a, const float* b, float* c, 
   const auto a_address = reinterpret_cast<std::uintptr_t>(a);
   const auto b_address = reinterpret_cast<std::uintptr_t>(b);
   const auto c_address = reinterpret_cast<std::uintptr_t>(c);
+  // [docs:alignment]
   const std::uintptr_t offset = a_address % 16;
   if (b_address % 16 != offset || c_address % 16 != offset || offset % 4 != 0) {
     return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
   }
   const std::size_t head = std::min<std::size_t>(n, (16 - offset) % 16 / 4);
   const std::size_t vectors = (n - head) / 4;
+  // [docs:end alignment]
 
   const Float4Kernel kernel = pick_kernel(config.ilp);
   // Enough threads to give each one kIlp groups, at most the resident blocks (at least one

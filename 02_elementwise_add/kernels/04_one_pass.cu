@@ -26,6 +26,7 @@ __global__ void add_one_pass(const float* __restrict__ a, const float* __restric
   const float4* a4 = reinterpret_cast<const float4*>(a + head);
   const float4* b4 = reinterpret_cast<const float4*>(b + head);
   float4* c4 = reinterpret_cast<float4*>(c + head);
+  // [docs:kernel_body]
   const std::size_t tile = static_cast<std::size_t>(blockIdx.x) * kGroups * blockDim.x;
   float4 x[kGroups], y[kGroups];
 #pragma unroll
@@ -41,6 +42,7 @@ __global__ void add_one_pass(const float* __restrict__ a, const float* __restric
     const std::size_t i = tile + k * blockDim.x + threadIdx.x;
     if (i < vectors) c4[i] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y, x[k].z + y[k].z, x[k].w + y[k].w);
   }
+  // [docs:end kernel_body]
   if (blockIdx.x == 0) {  // at most 3 scalar elements before the body and 3 after it
     const std::size_t tail_begin = head + 4 * vectors;
     if (threadIdx.x < head) c[threadIdx.x] = a[threadIdx.x] + b[threadIdx.x];

@@ -13,6 +13,7 @@
 
 namespace streams::exercises {
 
+// [docs:solution]
 void run_three_queues_solution(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
                                std::span<const Chunk> chunks, std::span<const course::Stream> queues) {
   require_streams_and_chunks(host, device, chunks, queues.size());
@@ -33,5 +34,6 @@ void run_three_queues_solution(PinnedArrays& host, DeviceArrays& device, const T
     }
   });
 }
+// [docs:end solution]
 
 }  // namespace streams::exercises

@@ -23,6 +23,7 @@ namespace streams {
 
 namespace {
 
+// [docs:kernel]
 __global__ void transform_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n,
                                  int intensity) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -33,6 +34,7 @@ __global__ void transform_kernel(const float* __restrict__ x, float* __restrict_
     y[i] = v;
   }
 }
+// [docs:end kernel]
 
 // How many blocks of the kernel fit on the current GPU at once, asked once per device: the
 // occupancy query is host work, and before every launch it would sit between a start event and

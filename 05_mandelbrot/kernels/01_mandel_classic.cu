@@ -12,10 +12,12 @@ namespace mandelbrot {
 
 namespace {
 
+// [docs:kernel]
 template <class T>
 __global__ void mandel_classic(std::uint32_t* __restrict__ counts, Frame<T> frame, int max_iters) {
   for_each_pixel(counts, frame, [max_iters](T cx, T cy) { return mandel(cx, cy, max_iters); });
 }
+// [docs:end kernel]
 
 }  // namespace
 

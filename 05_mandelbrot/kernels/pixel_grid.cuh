@@ -27,6 +27,7 @@
 namespace mandelbrot {
 
 // counts[row * width + col] = count(c) for every pixel this thread owns, c = pixel_re + i pixel_im.
+// [docs:for_each_pixel]
 template <class T, class Count>
 __device__ __forceinline__ void for_each_pixel(std::uint32_t* __restrict__ counts, const Frame<T>& frame,
                                                Count count) {
@@ -39,6 +40,7 @@ __device__ __forceinline__ void for_each_pixel(std::uint32_t* __restrict__ count
     }
   }
 }
+// [docs:end for_each_pixel]
 
 // The grid and block of a planned launch (plan_launch), as <<<>>> takes them.
 inline dim3 grid_of(const course::LaunchShape& launch) {

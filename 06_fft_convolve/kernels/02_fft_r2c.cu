@@ -27,6 +27,7 @@ namespace detail {
 namespace {
 
 // data[k] = data[k] * filter[k] * scale, a grid-stride loop over the complex elements.
+// [docs:multiply_and_scale_kernel]
 __global__ void multiply_and_scale_kernel(cufftComplex* __restrict__ data, const cufftComplex* __restrict__ filter,
                                           std::size_t count, float scale) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -36,6 +37,7 @@ __global__ void multiply_and_scale_kernel(cufftComplex* __restrict__ data, const
     data[k] = make_float2((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
   }
 }
+// [docs:end multiply_and_scale_kernel]
 
 }  // namespace
 
@@ -58,6 +60,7 @@ class FftR2c final : public GpuConvolver {
 
   std::string unsupported() const override { return ""; }  // any image, any filter
 
+  // [docs:fft_setup]
   void setup(cudaStream_t stream) override {
     shape_ = fft_shape(p_, stream);
     forward_.emplace(shape_.height, shape_.width, CUFFT_R2C);
@@ -77,6 +80,7 @@ class FftR2c final : public GpuConvolver {
     CUFFT_CHECK(cufftExecC2R(inverse_->get(), spectrum_.data(), padded_.data()));
     detail::enqueue_crop(padded_.data(), shape_, p_.output->data(), p_.height, p_.width, stream);
   }
+  // [docs:end fft_setup]
 
   std::string note() const override {
     return "FFT " + shape_.text() + ", plan work areas " +

@@ -58,6 +58,7 @@ __global__ void direct_tiled_kernel(const float* __restrict__ in, float* __restr
   // Compute: this thread's outputs are rows first_row + q (q < kRowsPerThread) of column
   // threadIdx.x; output q needs tile rows first_row + q + i for filter rows i < K. Walking down
   // one filter column j, tile row first_row + m serves output q with filter row i = m - q.
+  // [docs:tiled_inner_loop]
   const int first_row = threadIdx.y * kRowsPerThread;
   float acc[kRowsPerThread] = {};
   for (int j = 0; j < k; ++j) {
@@ -70,6 +71,7 @@ __global__ void direct_tiled_kernel(const float* __restrict__ in, float* __restr
       }
     }
   }
+  // [docs:end tiled_inner_loop]
 
   const int col = col0 + threadIdx.x;
 #pragma unroll

@@ -34,12 +34,14 @@ namespace {
 // The callback, as source text for NVRTC. The name is looked up in the LTO-IR as a C++ function
 // of exactly this signature (no extern "C"). float2 is cufftComplex's layout.
 constexpr const char* kProductCallbackSource = R"(
+// [docs:load_callback]
 __device__ float2 multiply_by_filter_spectrum(void* data_in, unsigned long long offset, void* caller_info,
                                               void* shared_pointer) {
   const float2 a = static_cast<const float2*>(data_in)[offset];
   const float2 b = static_cast<const float2*>(caller_info)[offset];
   return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
+// [docs:end load_callback]
 )";
 
 // The compute capability of the current GPU as NVRTC spells it (90 for 9.0).

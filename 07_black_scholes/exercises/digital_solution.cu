@@ -13,9 +13,11 @@ __global__ void digital_kernel(DigitalArgs args) {
   if (i >= args.count) return;
   const float S = args.price[i], X = args.strike[i], years = args.years[i];
   const Coefficients<float> c = args.market;
+  // [docs:digital_payoff]
   const float v_sqrt_t = c.volatility * sqrtf(years);
   const float d2 = (logf(S / X) + c.drift * years) / v_sqrt_t - v_sqrt_t;
   args.digital[i] = expf(-c.rate * years) * cnd_classic<detail::DeviceMath>(d2);
+  // [docs:end digital_payoff]
 }
 }  // namespace
 

@@ -14,7 +14,7 @@ namespace black_scholes {
 
 namespace {
 
-// [region: classic_kernel]
+// [docs:classic_kernel]
 template <class T>
 __global__ void classic_kernel(const T* __restrict__ price, const T* __restrict__ strike,
                                const T* __restrict__ years, T* __restrict__ call, T* __restrict__ put,
@@ -26,7 +26,7 @@ __global__ void classic_kernel(const T* __restrict__ price, const T* __restrict_
     put[i] = p.put;
   }
 }
-// [end region]
+// [docs:end classic_kernel]
 
 }  // namespace
 
