@@ -12,19 +12,8 @@
 #                 starter is reported as SKIPPED (a student's edit), but fails under CI=true.
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/support.sh"  # root, work, fail, capture
 table="$root/scripts/exercises.txt"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-capture() {
-  "$@" >"$work/out" 2>"$work/err"
-  status=$?
-  out="$(cat "$work/out")"
-  err="$(cat "$work/err")"
-}
 
 check_script() { capture "$root/scripts/check_exercise.sh" "$@"; }
 

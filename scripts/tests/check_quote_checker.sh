@@ -14,30 +14,18 @@
 #   no_quote          pages without any quote: exit 1 (nothing was checked)
 #   bad_command_line  an unknown flag, a page that is not there: exit 2
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/support.sh"  # root, work, fail, capture
 checker="$root/scripts/check_doc_quotes.sh"
 fixture="$root/scripts/tests/fixtures/doc_quotes"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-# Runs the checker with "$@", capturing stdout and stderr apart: sets status, out, err.
-capture() {
-  bash "$checker" "$@" >"$work/out" 2>"$work/err"
-  status=$?
-  out="$(cat "$work/out")"
-  err="$(cat "$work/err")"
-}
+# Runs the checker with "$@" (capture: status, out, err).
+check() { capture bash "$checker" "$@"; }
 
 # The checker, run on one fixture page, failed with exit 1, one line for the broken quote
 # matching `pattern` and the closing count.
 expect_broken() {
   local page="$1" pattern="$2" root_dir="${3:-$fixture}"
-  capture --root "$root_dir" "$page"
+  check --root "$root_dir" "$page"
   [ "$status" -eq 1 ] || fail "$page: exit $status, expected 1 (stdout: $out; stderr: $err)"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 2 ] || fail "$page: expected two lines on stderr, got:"$'\n'"$err"
   local first last
@@ -49,7 +37,7 @@ expect_broken() {
 }
 
 case_matching() {
-  capture --root "$fixture" good.md
+  check --root "$fixture" good.md
   [ "$status" -eq 0 ] || fail "good.md: exit $status, expected 0: $err"
   [ -z "$err" ] || fail "good.md: unexpected stderr: $err"
   [[ $out == "check_doc_quotes.sh: 2 quotes in 1 page: each matches its source region" ]] || fail "good.md: stdout '$out'"
@@ -68,7 +56,7 @@ case_edited_source() {
   cp -r "$fixture" "$work/copy"
   sed -i 's/x\[i\] \*= factor;/x[i] *= factor * 2;/' "$work/copy/src/sample.cu"
   grep -q 'factor \* 2' "$work/copy/src/sample.cu" || fail "the fixture's source no longer has the line this case edits"
-  capture --root "$work/copy" good.md
+  check --root "$work/copy" good.md
   [ "$status" -eq 1 ] || fail "good.md with an edited source: exit $status, expected 1 (stdout: $out)"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 3 ] || fail "expected both quotes reported and the count, got:"$'\n'"$err"
   [[ $err =~ good\.md:5:\ src/sample\.cu#scale:\ stale\ quote:\ page\ line\ 9,\ column\ 28: ]] || fail "the kernel's quote not reported: $err"
@@ -97,7 +85,7 @@ case_malformed() {
 }
 
 case_no_quote() {
-  capture --root "$fixture" none.md
+  check --root "$fixture" none.md
   [ "$status" -eq 1 ] || fail "none.md: exit $status, expected 1"
   [[ $err == "check_doc_quotes.sh: no quote in 1 page: nothing was checked" ]] || fail "none.md: stderr '$err'"
   echo "ok: none.md -> exit 1: $err"
@@ -108,7 +96,7 @@ case_no_quote() {
 expect_usage_error() {
   local what="$1" pattern="$2"
   shift 2
-  capture "$@"
+  check "$@"
   [ "$status" -eq 2 ] || fail "$what: exit $status, expected 2 (stderr: $err)"
   [[ $err =~ $pattern ]] || fail "$what: stderr '$err' does not match '$pattern'"
   echo "ok: $what -> exit 2: $err"

@@ -17,19 +17,7 @@
 #                   restart into a python3 that has matplotlib)
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-# Runs "$@", capturing stdout and stderr apart: sets status, out, err.
-capture() {
-  "$@" >"$work/out" 2>"$work/err"
-  status=$?
-  out="$(cat "$work/out")"
-  err="$(cat "$work/err")"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/support.sh"  # root, work, fail, capture
 
 # The last command exited with `code` and printed one line on stderr matching `pattern`.
 expect_one_line() {
