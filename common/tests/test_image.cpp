@@ -23,7 +23,10 @@ namespace fs = std::filesystem;
 using namespace std::string_literals;  // "..."s keeps embedded zero bytes
 
 // A fresh, empty folder per test, removed afterwards.
-class ImageFiles : public course::testing::ScratchFolderTest {};
+class ImageFiles : public course::testing::ScratchFolderTest {
+ protected:
+  void expect_grey_round_trip(const std::string& file);
+};
 
 course::Image pattern(int width, int height, int channels) {
   course::Image image(width, height, channels);
@@ -49,11 +52,13 @@ void expect_error_names(const std::string& path, const std::function<void()>& ac
   }
 }
 
-TEST_F(ImageFiles, PgmRoundTripKeepsEveryByteAndTheComments) {
-  // 7 x 5: odd sizes, so a row-length or stride mistake shows.
+// Writes a 7 x 5 grey image with two comment lines to `file` and reads it back: every byte and
+// both comments survive, and no temporary file is left. Odd sizes, so a row-length or stride
+// mistake shows.
+void ImageFiles::expect_grey_round_trip(const std::string& file) {
   const course::Image image = pattern(7, 5, 1);
-  course::write_image(path("a.pgm"), image, "view -2 1 -1 1\niters 20");
-  const course::Image back = course::read_image(path("a.pgm"));
+  course::write_image(file, image, "view -2 1 -1 1\niters 20");
+  const course::Image back = course::read_image(file);
   EXPECT_EQ(back.width, 7);
   EXPECT_EQ(back.height, 5);
   EXPECT_EQ(back.channels, 1);
@@ -62,6 +67,10 @@ TEST_F(ImageFiles, PgmRoundTripKeepsEveryByteAndTheComments) {
   EXPECT_EQ(back.comments[0], "view -2 1 -1 1");
   EXPECT_EQ(back.comments[1], "iters 20");
   EXPECT_EQ(files_in_folder(), 1u) << "the temporary file must be gone";
+}
+
+TEST_F(ImageFiles, PgmRoundTripKeepsEveryByteAndTheComments) {
+  expect_grey_round_trip(path("a.pgm"));
   // The header is the plain-text one every viewer reads.
   std::ifstream in(path("a.pgm"), std::ios::binary);
   std::string magic;
@@ -182,18 +191,8 @@ std::string read_bytes(const std::string& path) {
 bool starts_as_png(const std::string& path) { return read_bytes(path).rfind("\x89PNG\r\n\x1a\n", 0) == 0; }
 
 TEST_F(ImageFiles, PngGreyRoundTripKeepsEveryByteAndTheComments) {
-  const course::Image image = pattern(7, 5, 1);
-  course::write_image(path("a.png"), image, "view -2 1 -1 1\niters 20");
+  expect_grey_round_trip(path("a.png"));
   EXPECT_TRUE(starts_as_png(path("a.png")));
-  const course::Image back = course::read_image(path("a.png"));
-  EXPECT_EQ(back.width, 7);
-  EXPECT_EQ(back.height, 5);
-  EXPECT_EQ(back.channels, 1);
-  EXPECT_EQ(back.pixels, image.pixels);
-  ASSERT_EQ(back.comments.size(), 2u);
-  EXPECT_EQ(back.comments[0], "view -2 1 -1 1");
-  EXPECT_EQ(back.comments[1], "iters 20");
-  EXPECT_EQ(files_in_folder(), 1u) << "the temporary file must be gone";
 }
 
 TEST_F(ImageFiles, PngRgbRoundTripAndTheSameImageAsGrey) {
