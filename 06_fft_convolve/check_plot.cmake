@@ -2,7 +2,9 @@
 # CPU (one thread: the single-core and all-cores rows are then alike, and must both run) with
 # --out-dir, --sweep filter-size and --json, then the plot script draws its figures, and
 # each must be a real PNG: the side-by-side pictures, the naive FFT's wrap and the crossover.
-# Variables: LESSON, PYTHON, COURSE_PLOT, OUT_DIR.
+# Variables (add_lesson's SCRIPT_TESTS): LESSON, PYTHON, BINARY_DIR (this test's own folder), PROJECT_DIR.
+set(COURSE_PLOT "${PROJECT_DIR}/scripts/plot.py")
+set(OUT_DIR "${BINARY_DIR}")
 if(NOT PYTHON)
   message(FATAL_ERROR "no Python interpreter with matplotlib was found at configure time")
 endif()
@@ -18,18 +20,7 @@ execute_process(COMMAND "${PYTHON}" "${COURSE_PLOT}" "${OUT_DIR}/run.json" --out
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "scripts/plot.py failed (exit ${result})")
 endif()
+include("${PROJECT_DIR}/cmake/ExpectPng.cmake")
 foreach(png IN ITEMS side_by_side naive_wrap crossover)
-  set(path "${OUT_DIR}/plots/06_fft_convolve_${png}.png")
-  if(NOT EXISTS "${path}")
-    message(FATAL_ERROR "${path} was not drawn")
-  endif()
-  file(READ "${path}" head LIMIT 8 HEX)
-  if(NOT head STREQUAL "89504e470d0a1a0a")
-    message(FATAL_ERROR "${path} is not a PNG")
-  endif()
-  file(SIZE "${path}" size)
-  if(size LESS 5000)
-    message(FATAL_ERROR "${path} is suspiciously small (${size} bytes)")
-  endif()
-  message("wrote ${path} (${size} bytes)")
+  course_expect_png("${OUT_DIR}/plots/06_fft_convolve_${png}.png" 5000)
 endforeach()

@@ -1,0 +1,37 @@
+# For cmake -P test scripts: is a file a real PNG image, not an empty or broken one?
+#
+#   include(${PROJECT_DIR}/cmake/ExpectPng.cmake)
+#   course_expect_png(<path> <min_bytes> [<min_width> <min_height>])
+#
+# Fails the script (FATAL_ERROR, one line naming the file) unless the file exists, starts with
+# the 8-byte PNG signature, holds at least <min_bytes> bytes and, when given, is at least
+# <min_width> x <min_height> pixels (read from the IHDR chunk that follows the signature).
+function(course_expect_png path min_bytes)
+  if(NOT EXISTS "${path}")
+    message(FATAL_ERROR "${path} was not written")
+  endif()
+  file(READ "${path}" head LIMIT 24 HEX)
+  string(LENGTH "${head}" hex_length)
+  if(hex_length LESS 48)
+    message(FATAL_ERROR "${path} is not a PNG file (shorter than its header)")
+  endif()
+  string(SUBSTRING "${head}" 0 16 signature)
+  if(NOT signature STREQUAL "89504e470d0a1a0a")
+    message(FATAL_ERROR "${path} is not a PNG file (starts with ${signature})")
+  endif()
+  string(SUBSTRING "${head}" 32 8 width_hex)
+  string(SUBSTRING "${head}" 40 8 height_hex)
+  math(EXPR width "0x${width_hex}")
+  math(EXPR height "0x${height_hex}")
+  file(SIZE "${path}" bytes)
+  set(min_width 1)
+  set(min_height 1)
+  if(ARGC GREATER 3)
+    set(min_width ${ARGV2})
+    set(min_height ${ARGV3})
+  endif()
+  if(bytes LESS min_bytes OR width LESS min_width OR height LESS min_height)
+    message(FATAL_ERROR "${path} is ${width}x${height}, ${bytes} bytes: too small to hold what it should")
+  endif()
+  message(STATUS "${path}: ${width}x${height} PNG, ${bytes} bytes")
+endfunction()
