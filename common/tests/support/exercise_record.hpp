@@ -29,15 +29,13 @@ struct ExerciseRecord {
 // table is missing or has no such row.
 ExerciseRecord exercise_record(const std::string& lesson, const std::string& name);
 
-// The SHA-256 of a file's bytes, as 64 lower-case hex digits; throws when it cannot be read.
-std::string sha256_of_file(const std::filesystem::path& path);
-
 struct StarterState {
   enum class Kind { shipped, edited, error } kind = Kind::error;
   std::string message;  // why it skips or fails (empty when shipped)
 };
 
-// Compares the starter's bytes with its record. Edited under CI=true is an error.
+// Whether the starter still has the SHA-256 of its record (as of the last configure, which an
+// edit of the starter re-runs). Edited under CI=true is an error.
 StarterState starter_state(const std::string& lesson, const std::string& name);
 
 }  // namespace course::testing
