@@ -150,6 +150,7 @@ class GpuExpKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuExpKernels, MatchReferenceAtAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(vector_exp::kernel(GetParam()).traits);
   const std::uint64_t seed = course::fresh_seed();
   for (std::size_t n : kSizes) {
     SCOPED_TRACE("n = " + std::to_string(n) + ", seed = " + std::to_string(seed));
@@ -160,6 +161,7 @@ TEST_P(GpuExpKernels, MatchReferenceAtAwkwardSizes) {
 
 TEST_P(GpuExpKernels, EveryIlpAndBlockSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(vector_exp::kernel(GetParam()).traits);
   const auto x = random_input(100003, course::fresh_seed());
   for (int ilp : {1, 2, 4, 8}) {
     for (int block : {32, 100, 256, 1024}) {
@@ -171,10 +173,39 @@ TEST_P(GpuExpKernels, EveryIlpAndBlockSize) {
 
 TEST_P(GpuExpKernels, TinyGridLoopsOverEverything) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(vector_exp::kernel(GetParam()).traits);
   // 2 blocks of 32 threads for 100,003 elements: each thread runs the loop ~1,560 times.
   const auto x = random_input(100003, course::fresh_seed());
   expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {32, 2, 4}));
   expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {1, 1, 1}));
+}
+
+TEST_P(GpuExpKernels, MisalignedPointersStillCorrect) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(vector_exp::kernel(GetParam()).traits);
+  // Views into the middle of arrays: x + 1 is not 16-byte aligned. Same offset for x and y
+  // takes the head/body/tail path of the vector kernels; different offsets their fallback.
+  const std::size_t n = 10007;
+  const auto x = random_input(n + 8, course::fresh_seed());
+  course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
+  d_x.copy_from_host(x);
+  for (std::size_t x_offset : {0, 1, 2, 3}) {
+    for (std::size_t y_offset : {0, 1, 3}) {
+      SCOPED_TRACE("x + " + std::to_string(x_offset) + ", y + " + std::to_string(y_offset));
+      d_y.poison();
+      vector_exp::kernel(GetParam()).launch(d_x.data() + x_offset, d_y.data() + y_offset, n, {}, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float> all(x.size());
+      d_y.copy_to_host(all);
+      const std::vector<float> view_x(x.begin() + x_offset, x.begin() + x_offset + n);
+      const std::vector<float> view_y(all.begin() + y_offset, all.begin() + y_offset + n);
+      expect_matches_reference(GetParam(), view_x, view_y);
+      EXPECT_TRUE(std::isnan(all[y_offset + n])) << "wrote past the end of the view";
+      if (y_offset > 0) {
+        EXPECT_TRUE(std::isnan(all[y_offset - 1])) << "wrote before the start of the view";
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuExpKernels, ::testing::ValuesIn(course::kernel_names(vector_exp::kernels())),
@@ -192,32 +223,6 @@ TEST(VectorExpRegistry, NamesAreUniqueAndSelectable) {
   EXPECT_THROW(course::select_kernels(vector_exp::kernels(), {"no_such_kernel"}), course::UsageError);
 }
 
-TEST(GpuExpFloat4, MisalignedPointersStillCorrect) {
-  COURSE_REQUIRE_GPU_OR_SKIP();
-  // Views into the middle of arrays: x + 1 is not 16-byte aligned. Same offset for x and y
-  // takes the head/body/tail path; different offsets take the scalar fallback.
-  const std::size_t n = 10007;
-  const auto x = random_input(n + 8, course::fresh_seed());
-  course::DeviceBuffer<float> d_x(x.size()), d_y(x.size());
-  d_x.copy_from_host(x);
-  for (std::size_t x_offset : {0, 1, 2, 3}) {
-    for (std::size_t y_offset : {0, 1, 3}) {
-      SCOPED_TRACE("x + " + std::to_string(x_offset) + ", y + " + std::to_string(y_offset));
-      d_y.poison();
-      vector_exp::launch_float4(d_x.data() + x_offset, d_y.data() + y_offset, n, {}, nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      std::vector<float> all(x.size());
-      d_y.copy_to_host(all);
-      const std::vector<float> view_x(x.begin() + x_offset, x.begin() + x_offset + n);
-      const std::vector<float> view_y(all.begin() + y_offset, all.begin() + y_offset + n);
-      expect_matches_reference("float4", view_x, view_y);
-      EXPECT_TRUE(std::isnan(all[y_offset + n])) << "wrote past the end of the view";
-      if (y_offset > 0) {
-        EXPECT_TRUE(std::isnan(all[y_offset - 1])) << "wrote before the start of the view";
-      }
-    }
-  }
-}
 
 TEST(GpuVectorExp, ClosedFormAndSpecialValues) {
   COURSE_REQUIRE_GPU_OR_SKIP();

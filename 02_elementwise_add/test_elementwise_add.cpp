@@ -268,6 +268,7 @@ class GpuAddKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuAddKernels, EqualTheCpuBitForBitAtAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(elementwise_add::kernel(GetParam()).traits);
   const std::uint64_t seed = course::fresh_seed();
   for (std::size_t n : kSizes) {
     SCOPED_TRACE(trace(n, seed));
@@ -278,6 +279,7 @@ TEST_P(GpuAddKernels, EqualTheCpuBitForBitAtAwkwardSizes) {
 
 TEST_P(GpuAddKernels, EveryBlockSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(elementwise_add::kernel(GetParam()).traits);
   const std::uint64_t seed = course::fresh_seed();
   const Inputs inputs = random_inputs(100003, seed);
   const auto expected = cpu_sum(inputs);
@@ -289,6 +291,7 @@ TEST_P(GpuAddKernels, EveryBlockSize) {
 
 TEST_P(GpuAddKernels, AnyGridIsCorrect) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(elementwise_add::kernel(GetParam()).traits);
   // 2 blocks of 32 threads for 100,003 elements: each thread of a grid-stride kernel runs the
   // loop ~1,560 times. (A kernel sized to the data, like add_indexed, ignores --grid.)
   const std::uint64_t seed = course::fresh_seed();
@@ -302,6 +305,7 @@ TEST_P(GpuAddKernels, AnyGridIsCorrect) {
 
 TEST_P(GpuAddKernels, VerifierPassesTheirOutput) {
   COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(elementwise_add::kernel(GetParam()).traits);
   const std::uint64_t seed = course::fresh_seed();
   SCOPED_TRACE(trace(65537, seed));
   const Inputs inputs = random_inputs(65537, seed);
@@ -314,15 +318,26 @@ INSTANTIATE_TEST_SUITE_P(Registry, GpuAddKernels,
                          ::testing::ValuesIn(course::kernel_names(elementwise_add::kernels())),
                          course::testing::ParamName());
 
+// The kernels that take --ilp: every value, every awkward size.
+const std::vector<std::string> kIlpKernels = {"add_float4", "add_one_pass", "add_bulk_copy"};
+
+bool supported_here(const std::string& kernel) {
+  const auto& gpu = course::testing::gpu_test_state();
+  return course::unsupported_reason(elementwise_add::kernel(kernel).traits, gpu.cc_major, gpu.cc_minor).empty();
+}
+
 TEST(GpuAddFloat4, EveryIlpAndSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   for (std::size_t n : kSizes) {
     const Inputs inputs = random_inputs(n, seed);
     const auto expected = cpu_sum(inputs);
-    for (int ilp : {1, 2, 4}) {
-      SCOPED_TRACE(trace(n, seed) + ", ilp " + std::to_string(ilp));
-      EXPECT_TRUE(same_bits(run_on_gpu("add_float4", inputs, {256, 0, ilp}), expected));
+    for (const std::string& kernel : kIlpKernels) {
+      if (!supported_here(kernel)) continue;  // its own tests say why
+      for (int ilp : {1, 2, 4}) {
+        SCOPED_TRACE(trace(n, seed) + ", " + kernel + ", ilp " + std::to_string(ilp));
+        EXPECT_TRUE(same_bits(run_on_gpu(kernel, inputs, {256, 0, ilp}), expected));
+      }
     }
   }
 }
@@ -337,24 +352,27 @@ TEST(GpuAddFloat4, MisalignedViewsAreCorrectAndNothingOutsideIsWritten) {
     course::DeviceBuffer<float> d_a(n + 8), d_b(n + 8), d_c(n + 8);
     d_a.copy_from_host(all.a);
     d_b.copy_from_host(all.b);
-    for (std::size_t a_offset = 0; a_offset < 4; ++a_offset) {
-      for (std::size_t b_offset = 0; b_offset < 4; ++b_offset) {
-        for (std::size_t c_offset = 0; c_offset < 4; ++c_offset) {
-          SCOPED_TRACE(trace(n, seed) + ", a + " + std::to_string(a_offset) + ", b + " + std::to_string(b_offset) +
-                       ", c + " + std::to_string(c_offset));
-          d_c.poison();
-          elementwise_add::launch_add_float4(d_a.data() + a_offset, d_b.data() + b_offset, d_c.data() + c_offset,
-                                             n, {}, nullptr);
-          CUDA_CHECK(cudaDeviceSynchronize());
-          std::vector<float> c(n + 8);
-          d_c.copy_to_host(c);
-          const Inputs view{std::vector<float>(all.a.begin() + a_offset, all.a.begin() + a_offset + n),
-                            std::vector<float>(all.b.begin() + b_offset, all.b.begin() + b_offset + n)};
-          const std::vector<float> inside(c.begin() + c_offset, c.begin() + c_offset + n);
-          EXPECT_TRUE(same_bits(inside, cpu_sum(view)));
-          for (std::size_t i = 0; i < c.size(); ++i) {
-            if (i < c_offset || i >= c_offset + n) {
-              EXPECT_TRUE(std::isnan(c[i])) << "wrote element " << i << ", outside the view";
+    for (const std::string& kernel : kIlpKernels) {
+      if (!supported_here(kernel)) continue;
+      for (std::size_t a_offset = 0; a_offset < 4; ++a_offset) {
+        for (std::size_t b_offset = 0; b_offset < 4; ++b_offset) {
+          for (std::size_t c_offset = 0; c_offset < 4; ++c_offset) {
+            SCOPED_TRACE(trace(n, seed) + ", " + kernel + ", a + " + std::to_string(a_offset) + ", b + " +
+                         std::to_string(b_offset) + ", c + " + std::to_string(c_offset));
+            d_c.poison();
+            elementwise_add::kernel(kernel).launch(d_a.data() + a_offset, d_b.data() + b_offset,
+                                                   d_c.data() + c_offset, n, {}, nullptr);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            std::vector<float> c(n + 8);
+            d_c.copy_to_host(c);
+            const Inputs view{std::vector<float>(all.a.begin() + a_offset, all.a.begin() + a_offset + n),
+                              std::vector<float>(all.b.begin() + b_offset, all.b.begin() + b_offset + n)};
+            const std::vector<float> inside(c.begin() + c_offset, c.begin() + c_offset + n);
+            EXPECT_TRUE(same_bits(inside, cpu_sum(view)));
+            for (std::size_t i = 0; i < c.size(); ++i) {
+              if (i < c_offset || i >= c_offset + n) {
+                EXPECT_TRUE(std::isnan(c[i])) << "wrote element " << i << ", outside the view";
+              }
             }
           }
         }

@@ -435,3 +435,18 @@ TEST(GpuCublas, CeilingIsPositive) {
 }
 
 }  // namespace
+
+// stream_k shares a tile between blocks when the k-steps do not divide evenly: at 300 x 260 x
+// 3000 (6 tiles of 94 k-steps for a grid of hundreds of blocks) every tile is summed by dozens of
+// blocks in turn. Their order is fixed (highest block first), so two runs agree bit for bit.
+TEST(GpuStreamK, SharedTilesAreSummedInAFixedOrder) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  for (const Shape& s : {Shape{300, 260, 3000}, Shape{1600, 1600, 1600}, Shape{129, 4, 9}}) {
+    SCOPED_TRACE("stream_k at " + text(s));
+    const Problem p = random_problem(s, 11);
+    const std::vector<float> first = run_on_gpu(matmul::launch_stream_k, p);
+    const std::vector<float> second = run_on_gpu(matmul::launch_stream_k, p);
+    expect_product_matches(first, p);
+    EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float))) << "two runs differ";
+  }
+}

@@ -205,6 +205,10 @@ Variant Lesson::apply_traits(Variant variant, const KernelTraits& traits) const 
     variant.repeat = repeat;
   }
   variant.expected_to_fail = variant.expected_to_fail || traits.expected_to_fail;
+  if (variant.target == Target::gpu && has_gpu() && gpu().device) {
+    const std::string reason = unsupported_reason(traits, gpu().device->cc_major, gpu().device->cc_minor);
+    if (!reason.empty() && variant.skip.empty()) variant.skip = reason;
+  }
   return variant;
 }
 

@@ -70,8 +70,17 @@ struct KernelTraits {
   double max_ulp = 0;                      // accuracy it promises, in ULP (0: the lesson's default)
   double ulp_per_abs_input = 0;            // the promise grows with the input: max_ulp + floor(this * max|x|)
   bool expected_to_fail = false;           // a teaching row whose check is expected to fail
+  int min_cc = 0;                          // compute capability it needs as 10 x major + minor (90: sm_90's
+                                           // bulk copy); 0: any. Older GPUs list its row as skipped, saying why
   std::string_view tuning = "";            // its tuning variants, in words ("TM 4, 8; TN 4, 8"): --help lists them
 };
+
+// Why a GPU of compute capability major.minor cannot run a kernel with these traits ("" if it can).
+inline std::string unsupported_reason(const KernelTraits& traits, int cc_major, int cc_minor) {
+  if (traits.min_cc == 0 || cc_major * 10 + cc_minor >= traits.min_cc) return "";
+  return "needs compute capability " + std::to_string(traits.min_cc / 10) + "." + std::to_string(traits.min_cc % 10) +
+         " or newer (this GPU is " + std::to_string(cc_major) + "." + std::to_string(cc_minor) + ")";
+}
 
 // The ULP bound a kernel promises for inputs up to `max_abs_input` in magnitude: its own
 // max_ulp (or `default_ulp`), plus the part that grows with the input (CUDA's __expf promises

@@ -12,6 +12,10 @@ const GpuTestState& gpu_test_state() {
       const GpuStatus status = open_gpu(0, false);
       result.usable = status.usable;
       result.reason = status.reason;
+      if (status.device) {
+        result.cc_major = status.device->cc_major;
+        result.cc_minor = status.device->cc_minor;
+      }
     } catch (const Error& error) {
       result.broken = true;
       result.reason = error.what();

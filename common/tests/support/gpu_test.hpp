@@ -14,6 +14,7 @@
 #include <string>
 
 #include "course/device.hpp"
+#include "course/kernel_registry.hpp"
 
 namespace course::testing {
 
@@ -21,6 +22,7 @@ struct GpuTestState {
   bool usable = false;
   bool broken = false;  // present, but this build cannot run on it
   std::string reason;
+  int cc_major = 0, cc_minor = 0;  // the GPU's compute capability, when there is one
 };
 
 // Probed once per test binary; makes the GPU current when usable.
@@ -44,4 +46,13 @@ struct ParamName {
       }                                                                                          \
       GTEST_SKIP() << "no usable GPU: " << course_gpu_.reason;                                   \
     }                                                                                            \
+  } while (0)
+
+// After COURSE_REQUIRE_GPU_OR_SKIP: skips a kernel this GPU is too old for (KernelTraits::min_cc),
+// with the reason; such a kernel's row is listed as skipped by the lesson too.
+#define COURSE_SKIP_IF_UNSUPPORTED(traits)                                                              \
+  do {                                                                                                 \
+    const ::course::testing::GpuTestState& course_gpu_ = ::course::testing::gpu_test_state();          \
+    const std::string course_why_ = ::course::unsupported_reason((traits), course_gpu_.cc_major, course_gpu_.cc_minor); \
+    if (!course_why_.empty()) GTEST_SKIP() << course_why_;                                             \
   } while (0)
