@@ -38,7 +38,7 @@ void print_efficiency(const course::Report& report);
 
 // --sweep size: cuBLAS and every selected kernel at square sizes from 256 to 8192, each point
 // verified against the double product of its size and held against the FP32 FMA loop.
-inline constexpr std::int64_t kSweepSizes[] = {256, 512, 1024, 2048, 4096, 8192};
+inline constexpr std::int64_t kSweepSizes[] = {256, 512, 1024, 1600, 2048, 4096, 8192};
 struct SweepContext {
   course::Lesson& lesson;
   std::vector<const course::KernelEntry<Launcher>*> kernels;  // the ones --kernel selected
