@@ -38,6 +38,10 @@ constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
 constexpr int kSharedBytes = kStages * (kStageA + kStageB) * static_cast<int>(sizeof(float));
 constexpr int kMaxTiles = 1 << 16;  // flags for up to 65,536 tiles (8192 x 8192 has 4,096); more: one tile per block
 constexpr int kSwizzleGroup = 8;
+// A block's share is at least this many k-steps: a small product (512^3 has 16 tiles of 16 steps)
+// would otherwise give each of hundreds of blocks one step, and every tile a chain of dozens of
+// blocks adding to it in turn (slower than kernel 08 in the size sweep, H100, docs/data).
+constexpr long long kMinStepsPerBlock = 8;
 
 // One count per tile: (launch number << 8) | blocks that have written the tile in that launch.
 __device__ unsigned tile_marks[kMaxTiles] = {};
@@ -205,10 +209,11 @@ void launch_stream_k(const MatmulArgs& args, cudaStream_t stream) {
   plan.steps_per_tile = std::max(1, detail::ceil_div(args.k, BK));  // K = 0: one empty step writes zeros
   const long long tiles = static_cast<long long>(plan.tiles_m) * plan.tiles_n;
   plan.total_steps = tiles * plan.steps_per_tile;
-  // As many blocks as are resident at once, but never more than there are k-steps; beyond
+  // As many blocks as are resident at once, but none with fewer than kMinStepsPerBlock; beyond
   // kMaxTiles there are no flags left, so each block keeps whole tiles (plain data parallel).
   const long long resident = static_cast<long long>(std::max(1, per_sm)) * sm_count();
-  plan.blocks = static_cast<int>(tiles > kMaxTiles ? tiles : std::min(resident, plan.total_steps));
+  const long long useful = std::max(1LL, plan.total_steps / kMinStepsPerBlock);
+  plan.blocks = static_cast<int>(tiles > kMaxTiles ? tiles : std::min(resident, useful));
   if (tiles > kMaxTiles) plan.total_steps = tiles * plan.steps_per_tile;  // block b: exactly tile b
   plan.launch = (launches.fetch_add(1) + 1) & 0xFFFFFFu;
   kernel<<<plan.blocks, kThreads, kSharedBytes, stream>>>(args, plan);
