@@ -28,6 +28,7 @@ std::size_t idx(int row, int col, int cols) {
 void matmul_naive(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   // --cpu-naive at 2048^3 runs for minutes: a line every few seconds (quiet when it is quick).
   course::Progress progress("CPU naive i-j-p loops", static_cast<std::uint64_t>(m), "rows of C");
+  // [docs:cpu_naive]
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       float sum = 0.0f;
@@ -36,6 +37,7 @@ void matmul_naive(std::span<const float> a, std::span<const float> b, std::span<
     }
     progress.advance();
   }
+  // [docs:end cpu_naive]
 }
 
 void matmul_blocked(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
