@@ -25,6 +25,7 @@ namespace {
 
 constexpr std::size_t kBlock = 32;
 
+// [docs:transform_blocks]
 // Whole blocks [first_block, last_block) of kBlock elements.
 void transform_blocks(const float* x, float* y, std::size_t first_block, std::size_t last_block, int intensity) {
   for (std::size_t block = first_block; block < last_block; ++block) {
@@ -37,6 +38,7 @@ void transform_blocks(const float* x, float* y, std::size_t first_block, std::si
     for (std::size_t j = 0; j < kBlock; ++j) y[base + j] = v[j];
   }
 }
+// [docs:end transform_blocks]
 
 // The last n % kBlock elements, one at a time, with the same operations.
 void transform_tail(const float* x, float* y, std::size_t begin, std::size_t end, int intensity) {

@@ -16,6 +16,7 @@
 
 namespace driver_saxpy {
 
+// [docs:cpu_saxpy]
 // One core, SIMD: the plain loop, which GCC vectorises at -O3 anyway. The pragma says so in the
 // source, and lets GCC drop its run-time check that out does not partly overlap x or y.
 void saxpy_serial(float a, std::span<const float> x, std::span<const float> y, std::span<float> out) {
@@ -32,6 +33,7 @@ void saxpy_parallel(float a, std::span<const float> x, std::span<const float> y,
 #pragma omp parallel for simd schedule(static)
   for (std::size_t i = 0; i < n; ++i) os[i] = a * xs[i] + ys[i];
 }
+// [docs:end cpu_saxpy]
 
 void saxpy_fused_serial(float a, std::span<const float> x, std::span<const float> y, std::span<float> out) {
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::fma(a, x[i], y[i]);
