@@ -95,6 +95,11 @@ foreach(case IN ITEMS matching stale short edited_source missing_file missing_re
   set_tests_properties(docs.quotes.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
 endforeach()
 
+# Every relative link of the pages leads to a file that exists and, with an anchor, to a heading
+# of that page (scripts/check_doc_links.sh), so that renumbered sections leave no dead link.
+add_test(NAME docs.links COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_links.sh)
+set_tests_properties(docs.links PROPERTIES LABELS cpu TIMEOUT 60)
+
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.
 if(TARGET 01_vector_exp)
