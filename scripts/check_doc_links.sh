@@ -19,33 +19,8 @@ shopt -s nullglob
 export LC_ALL=C.UTF-8
 
 prog="check_doc_links.sh"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pages=()
-
-usage_error() {
-  echo "$prog: $*" >&2
-  exit 2
-}
-
-while (($#)); do
-  case "$1" in
-    --root)
-      [[ $# -ge 2 && -n $2 ]] || usage_error "--root needs a value"
-      [[ -d $2 ]] || usage_error "--root $2: no such folder"
-      root="$(cd "$2" && pwd)"
-      shift 2
-      ;;
-    -h | --help)
-      sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-      exit 0
-      ;;
-    -*) usage_error "unknown flag $1" ;;
-    *)
-      pages+=("$1")
-      shift
-      ;;
-  esac
-done
+# shellcheck source=doc_check_args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/doc_check_args.sh"
 cd "$root" || usage_error "cannot enter $root"
 if ((${#pages[@]} == 0)); then
   pages=(README.md docs/*.md [0-9][0-9]_*/README.md)
