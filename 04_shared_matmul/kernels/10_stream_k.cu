@@ -210,11 +210,11 @@ void launch_stream_k(const MatmulArgs& args, cudaStream_t stream) {
   const long long tiles = static_cast<long long>(plan.tiles_m) * plan.tiles_n;
   plan.total_steps = tiles * plan.steps_per_tile;
   // As many blocks as are resident at once, but none with fewer than kMinStepsPerBlock; beyond
-  // kMaxTiles there are no flags left, so each block keeps whole tiles (plain data parallel).
+  // kMaxTiles there are no flags left, so there is one block per tile: block b's share is exactly
+  // tile b (plain data parallel).
   const long long resident = static_cast<long long>(std::max(1, per_sm)) * sm_count();
   const long long useful = std::max(1LL, plan.total_steps / kMinStepsPerBlock);
   plan.blocks = static_cast<int>(tiles > kMaxTiles ? tiles : std::min(resident, useful));
-  if (tiles > kMaxTiles) plan.total_steps = tiles * plan.steps_per_tile;  // block b: exactly tile b
   plan.launch = (launches.fetch_add(1) + 1) & 0xFFFFFFu;
   kernel<<<plan.blocks, kThreads, kSharedBytes, stream>>>(args, plan);
   CUDA_CHECK_LAUNCH("stream_k_kernel");

@@ -7,8 +7,9 @@
 // block asks for its whole tile in one instruction, so the SM keeps many bytes in flight with
 // few instructions and no registers: the shape a library's elementwise transform uses on sm_90.
 //
-// Rules the hardware sets: the global and shared addresses are 16-byte aligned and the size is
-// a multiple of 16 bytes (and not zero). These helpers compile to the bulk copy only for sm_90
+// Rules the hardware sets: the global and shared addresses are 16-byte aligned, the size is a
+// multiple of 16 bytes (and not zero), and one barrier phase counts fewer than 2^20 bytes (the
+// lessons' tiles are at most 128 KiB). These helpers compile to the bulk copy only for sm_90
 // and newer; a caller keeps a register-load path for older targets (see lesson 01's
 // kernels/07_bulk_copy.cu).
 #pragma once
@@ -17,9 +18,6 @@
 #include <cuda/std/cstdint>
 
 namespace course::bulk {
-
-// The byte count one mbarrier phase may wait for: 2^20 - 1 (PTX ISA, mbarrier tx-count range).
-inline constexpr unsigned kMaxBytesPerPhase = (1u << 20) - 1;
 
 // Thread 0 of the block, once: prepares `arrived` for one phase that completes when `bytes` have
 // landed, and starts copying them. Each (dst, src, size) must be 16-byte aligned / a multiple of 16.
