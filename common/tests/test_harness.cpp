@@ -147,6 +147,14 @@ TEST(KernelRegistry, SelectsByNameInRegistryOrderOrAll) {
   }
 }
 
+TEST(KernelRegistry, MinimumComputeCapabilityNamesWhatIsMissing) {
+  const course::KernelTraits hopper{.min_cc = 90};
+  EXPECT_EQ(course::unsupported_reason(hopper, 9, 0), "");
+  EXPECT_EQ(course::unsupported_reason(hopper, 10, 0), "");
+  EXPECT_EQ(course::unsupported_reason(hopper, 8, 6), "needs compute capability 9.0 or newer (this GPU is 8.6)");
+  EXPECT_EQ(course::unsupported_reason({}, 5, 0), "") << "min_cc 0: any GPU";
+}
+
 // ---- named dimensions ---------------------------------------------------------------------------
 TEST(LessonCliDims, SizeShortcutSetsEveryDimensionUnlessGiven) {
   course::LessonCli cli("dims", "matrix", {{"--m", "rows", 64, 1 << 16}, {"--n", "cols", 64, 1 << 16},
