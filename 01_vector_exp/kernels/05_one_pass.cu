@@ -17,6 +17,7 @@
 
 #include "course/check.hpp"
 #include "kernels/grid_stride_ilp.cuh"
+#include "kernels/one_pass_grid.cuh"
 #include "vector_exp.hpp"
 
 namespace vector_exp {
@@ -41,12 +42,7 @@ __global__ void exp_one_pass(const float* __restrict__ x, float* __restrict__ y,
     const std::size_t i = tile + k * blockDim.x + threadIdx.x;
     if (i < vectors) y4[i] = make_float4(expf(v[k].x), expf(v[k].y), expf(v[k].z), expf(v[k].w));
   }
-  // The scalar head (before the first 16-byte boundary) and tail (after the last whole vector).
-  if (blockIdx.x == 0) {
-    const std::size_t tail_begin = head + 4 * vectors;
-    if (threadIdx.x < head) y[threadIdx.x] = expf(x[threadIdx.x]);
-    if (tail_begin + threadIdx.x < n) y[tail_begin + threadIdx.x] = expf(x[tail_begin + threadIdx.x]);
-  }
+  detail::exp_head_and_tail(x, y, head, vectors, n);  // block 0: the scalar ends
 }
 // [docs:end kernel]
 
@@ -67,17 +63,9 @@ OnePassKernel pick(int vectors_per_thread) {
 course::LaunchShape launch_one_pass(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                     cudaStream_t stream) {
   if (n == 0) return {};
-  const auto x_address = reinterpret_cast<std::uintptr_t>(x);
-  const auto y_address = reinterpret_cast<std::uintptr_t>(y);
-  if (x_address % 16 != y_address % 16 || x_address % 4 != 0 || config.block_size < 4) {
-    return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
-  }
-  const std::size_t head = std::min<std::size_t>(n, (16 - x_address % 16) % 16 / 4);
-  const std::size_t vectors = (n - head) / 4;
-  const std::size_t per_block = static_cast<std::size_t>(config.ilp) * config.block_size;
-  // At least one block, so that the head and tail of a tiny array are done too.
-  const std::size_t blocks = std::max<std::size_t>(1, (vectors + per_block - 1) / per_block);
-  if (blocks > 2147483647ull) throw std::invalid_argument("one_pass: more blocks than a grid may have");
+  const auto grid = detail::one_pass_grid(x, y, n, config, "one_pass");
+  if (!grid) return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
+  const auto [head, vectors, blocks] = *grid;
   pick(config.ilp)<<<static_cast<unsigned>(blocks), config.block_size, 0, stream>>>(x, y, head, vectors, n);
   CUDA_CHECK_LAUNCH("exp_one_pass");
   return {static_cast<long long>(blocks), config.block_size};

@@ -21,6 +21,7 @@
 #include "course/bulk_copy.cuh"
 #include "course/check.hpp"
 #include "kernels/grid_stride_ilp.cuh"
+#include "kernels/one_pass_grid.cuh"
 #include "vector_exp.hpp"
 
 namespace vector_exp {
@@ -55,12 +56,7 @@ __global__ void exp_bulk_copy(const float* __restrict__ x, float* __restrict__ y
       }
     }
   }
-  // The scalar head (before the first 16-byte boundary) and tail (after the last whole vector).
-  if (blockIdx.x == 0) {
-    const std::size_t tail_begin = head + 4 * vectors;
-    if (threadIdx.x < head) y[threadIdx.x] = expf(x[threadIdx.x]);
-    if (tail_begin + threadIdx.x < n) y[tail_begin + threadIdx.x] = expf(x[tail_begin + threadIdx.x]);
-  }
+  detail::exp_head_and_tail(x, y, head, vectors, n);  // block 0: the scalar ends
 }
 // [docs:end kernel]
 
@@ -81,18 +77,12 @@ BulkCopyKernel pick(int vectors_per_thread) {
 course::LaunchShape launch_bulk_copy(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                      cudaStream_t stream) {
   if (n == 0) return {};
-  const auto x_address = reinterpret_cast<std::uintptr_t>(x);
-  const auto y_address = reinterpret_cast<std::uintptr_t>(y);
-  if (x_address % 16 != y_address % 16 || x_address % 4 != 0 || config.block_size < 4) {
-    return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
-  }
-  const std::size_t head = std::min<std::size_t>(n, (16 - x_address % 16) % 16 / 4);
-  const std::size_t vectors = (n - head) / 4;
-  const std::size_t per_block = static_cast<std::size_t>(config.ilp) * config.block_size;
-  const std::size_t blocks = std::max<std::size_t>(1, (vectors + per_block - 1) / per_block);
-  if (blocks > 2147483647ull) throw std::invalid_argument("bulk_copy: more blocks than a grid may have");
+  const auto grid = detail::one_pass_grid(x, y, n, config, "bulk_copy");
+  if (!grid) return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
+  const auto [head, vectors, blocks] = *grid;
   const auto kernel = pick(config.ilp);
-  const int shared_bytes = static_cast<int>(per_block * sizeof(float4));  // up to 1024 x 8 x 16 = 128 KiB
+  // A block's tile: --ilp x blockDim.x float4, up to 8 x 1024 x 16 bytes = 128 KiB.
+  const int shared_bytes = config.ilp * config.block_size * static_cast<int>(sizeof(float4));
   // Above 48 KiB of dynamic shared memory a kernel must opt in (once per kernel is enough; cheap).
   if (shared_bytes > 48 * 1024) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));

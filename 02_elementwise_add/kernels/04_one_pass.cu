@@ -15,6 +15,7 @@
 
 #include "course/check.hpp"
 #include "elementwise_add.hpp"
+#include "kernels/one_pass_grid.cuh"
 
 namespace elementwise_add {
 
@@ -43,11 +44,7 @@ __global__ void add_one_pass(const float* __restrict__ a, const float* __restric
     if (i < vectors) c4[i] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y, x[k].z + y[k].z, x[k].w + y[k].w);
   }
   // [docs:end kernel_body]
-  if (blockIdx.x == 0) {  // at most 3 scalar elements before the body and 3 after it
-    const std::size_t tail_begin = head + 4 * vectors;
-    if (threadIdx.x < head) c[threadIdx.x] = a[threadIdx.x] + b[threadIdx.x];
-    if (tail_begin + threadIdx.x < n) c[tail_begin + threadIdx.x] = a[tail_begin + threadIdx.x] + b[tail_begin + threadIdx.x];
-  }
+  detail::add_head_and_tail(a, b, c, head, vectors, n);  // block 0: the scalar ends
 }
 
 using OnePassKernel = void (*)(const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
@@ -66,19 +63,9 @@ OnePassKernel pick(int groups) {
 course::LaunchShape launch_add_one_pass(const float* a, const float* b, float* c, std::size_t n,
                                         const LaunchConfig& config, cudaStream_t stream) {
   if (n == 0) return {};
-  const auto a_address = reinterpret_cast<std::uintptr_t>(a);
-  const std::uintptr_t offset = a_address % 16;
-  if (reinterpret_cast<std::uintptr_t>(b) % 16 != offset || reinterpret_cast<std::uintptr_t>(c) % 16 != offset ||
-      offset % 4 != 0 || config.block_size < 4) {
-    return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
-  }
-  const std::size_t head = std::min<std::size_t>(n, (16 - offset) % 16 / 4);
-  const std::size_t vectors = (n - head) / 4;
-  const std::size_t per_block = static_cast<std::size_t>(config.ilp) * config.block_size;
-  const std::size_t blocks = std::max<std::size_t>(1, (vectors + per_block - 1) / per_block);
-  if (blocks > static_cast<std::size_t>(kMaxGridBlocks)) {
-    throw std::invalid_argument("add_one_pass: more blocks than a grid may have; use a larger --block or --ilp");
-  }
+  const auto grid = detail::one_pass_grid(a, b, c, n, config, "add_one_pass");
+  if (!grid) return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
+  const auto [head, vectors, blocks] = *grid;
   pick(config.ilp)<<<static_cast<unsigned>(blocks), config.block_size, 0, stream>>>(a, b, c, head, vectors, n);
   CUDA_CHECK_LAUNCH("add_one_pass");
   return {static_cast<long long>(blocks), config.block_size};

@@ -18,6 +18,7 @@
 #include "course/bulk_copy.cuh"
 #include "course/check.hpp"
 #include "elementwise_add.hpp"
+#include "kernels/one_pass_grid.cuh"
 
 namespace elementwise_add {
 
@@ -60,11 +61,7 @@ __global__ void add_bulk_copy(const float* __restrict__ a, const float* __restri
     }
   }
   // [docs:end bulk_body]
-  if (blockIdx.x == 0) {  // at most 3 scalar elements before the body and 3 after it
-    const std::size_t tail_begin = head + 4 * vectors;
-    if (threadIdx.x < head) c[threadIdx.x] = a[threadIdx.x] + b[threadIdx.x];
-    if (tail_begin + threadIdx.x < n) c[tail_begin + threadIdx.x] = a[tail_begin + threadIdx.x] + b[tail_begin + threadIdx.x];
-  }
+  detail::add_head_and_tail(a, b, c, head, vectors, n);  // block 0: the scalar ends
 }
 
 using BulkCopyKernel = void (*)(const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
@@ -83,21 +80,12 @@ BulkCopyKernel pick(int groups) {
 course::LaunchShape launch_add_bulk_copy(const float* a, const float* b, float* c, std::size_t n,
                                          const LaunchConfig& config, cudaStream_t stream) {
   if (n == 0) return {};
-  const auto a_address = reinterpret_cast<std::uintptr_t>(a);
-  const std::uintptr_t offset = a_address % 16;
-  if (reinterpret_cast<std::uintptr_t>(b) % 16 != offset || reinterpret_cast<std::uintptr_t>(c) % 16 != offset ||
-      offset % 4 != 0 || config.block_size < 4) {
-    return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
-  }
-  const std::size_t head = std::min<std::size_t>(n, (16 - offset) % 16 / 4);
-  const std::size_t vectors = (n - head) / 4;
-  const std::size_t per_block = static_cast<std::size_t>(config.ilp) * config.block_size;
-  const std::size_t blocks = std::max<std::size_t>(1, (vectors + per_block - 1) / per_block);
-  if (blocks > static_cast<std::size_t>(kMaxGridBlocks)) {
-    throw std::invalid_argument("add_bulk_copy: more blocks than a grid may have; use a larger --block or --ilp");
-  }
+  const auto grid = detail::one_pass_grid(a, b, c, n, config, "add_bulk_copy");
+  if (!grid) return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
+  const auto [head, vectors, blocks] = *grid;
   const auto kernel = pick(config.ilp);
-  const int shared_bytes = static_cast<int>(2 * per_block * sizeof(float4));  // up to 2 x 1024 x 4 x 16 = 128 KiB
+  // The tiles of a and b: 2 x --ilp x blockDim.x float4, up to 2 x 4 x 1024 x 16 bytes = 128 KiB.
+  const int shared_bytes = 2 * config.ilp * config.block_size * static_cast<int>(sizeof(float4));
   if (shared_bytes > 48 * 1024) {  // above 48 KiB of dynamic shared memory a kernel must opt in
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
   }

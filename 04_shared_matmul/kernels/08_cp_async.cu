@@ -17,6 +17,7 @@
 #include "course/check.hpp"
 #include "tile_io.cuh"
 #include "tuning.hpp"
+#include "cp_async_pipeline.cuh"
 #include "warp_tile.cuh"
 
 namespace matmul {
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
   using Layout = detail::WarpTileLayout<BM, BN, WM, WN>;
   constexpr int kThreads = Layout::kThreads;
   constexpr int LDA = BM + 4, LDB = BN;
-  constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
+  constexpr int kStageA = BK * LDA;
   extern __shared__ __align__(16) float shared[];
   float* sA = shared;                     // kStages tiles of A, transposed
   float* sB = shared + kStages * kStageA;  // kStages tiles of B
@@ -61,35 +62,9 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
   const detail::AsyncATile<BM, BK, kThreads, LDA> a_tile(p, m0, tid);
   const detail::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
 
-  // [docs:cp_async_pipeline]
-  // Prologue: the first kStages - 1 tiles in flight (a group is committed even when empty, so
-  // that "group t" always means "tile t" in the wait below).
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < tiles) {
-      a_tile.copy(sA + s * kStageA, p, s * BK);
-      b_tile.copy(sB + s * kStageB, p, s * BK);
-    }
-    detail::cp_async_commit();
-  }
-
   float acc[8][8] = {};
-  int read_stage = 0, write_stage = kStages - 1;  // tile t is in stage t % kStages
-  for (int t = 0; t < tiles; ++t) {
-    detail::cp_async_wait<kStages - 2>();  // tile t has landed (this thread's copies)
-    __syncthreads();  // everyone's copies of tile t are visible; everyone is done with tile t - 1
-    const int next = t + kStages - 1;  // goes into the stage tile t - 1 used
-    if (next < tiles) {
-      a_tile.copy(sA + write_stage * kStageA, p, next * BK);
-      b_tile.copy(sB + write_stage * kStageB, p, next * BK);
-    }
-    detail::cp_async_commit();
-    detail::multiply_slice<BK, LDA, LDB, WM, WN>(sA + read_stage * kStageA, sB + read_stage * kStageB,
-                                                  layout.m_first, layout.n_first, acc);
-    read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
-    write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
-  }
-  // [docs:end cp_async_pipeline]
+  detail::pipeline_k_steps<BK, kStages, LDA, LDB, WM, WN>(p, a_tile, b_tile, sA, sB, layout.m_first, layout.n_first,
+                                                         0, tiles, acc);
   int rows[8], cols[2];
   layout.output_coordinates(m0, n0, rows, cols);
   detail::store_8x8<kVec4>(p, acc, rows, cols);

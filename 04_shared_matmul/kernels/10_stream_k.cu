@@ -24,6 +24,7 @@
 #include <mutex>
 
 #include "course/check.hpp"
+#include "cp_async_pipeline.cuh"
 #include "tile_io.cuh"
 #include "warp_tile.cuh"
 
@@ -122,31 +123,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) stream_k_kernel(MatmulAr
 
     // Kernel 08's pipeline over k-steps k_first .. k_last - 1 of this tile.
     __syncthreads();  // the previous tile's last slice has been read by everyone
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (k_first + s < k_last) {
-        a_tile.copy(sA + s * kStageA, p, (k_first + s) * BK);
-        b_tile.copy(sB + s * kStageB, p, (k_first + s) * BK);
-      }
-      detail::cp_async_commit();
-    }
     float acc[8][8] = {};
-    int read_stage = 0, write_stage = kStages - 1;
-    for (int t = k_first; t < k_last; ++t) {
-      detail::cp_async_wait<kStages - 2>();
-      __syncthreads();
-      const int next = t + kStages - 1;
-      if (next < k_last) {
-        a_tile.copy(sA + write_stage * kStageA, p, next * BK);
-        b_tile.copy(sB + write_stage * kStageB, p, next * BK);
-      }
-      detail::cp_async_commit();
-      detail::multiply_slice<BK, LDA, LDB, WM, WN>(sA + read_stage * kStageA, sB + read_stage * kStageB,
-                                                    layout.m_first, layout.n_first, acc);
-      read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
-      write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
-    }
-    detail::cp_async_wait<0>();
+    detail::pipeline_k_steps<BK, kStages, LDA, LDB, WM, WN>(p, a_tile, b_tile, sA, sB, layout.m_first,
+                                                           layout.n_first, k_first, k_last, acc);
 
     int rows[8], cols[2];
     layout.output_coordinates(m0, n0, rows, cols);
