@@ -1,6 +1,6 @@
 // 01_vector_exp: y = exp(x) for a vector of floats, on the CPU and on the GPU.
 //
-// Usage: 01_vector_exp [-l N] [--kernel NAME ...] [--block T] [--grid B] [--ilp K] [--show K] [shared flags: --help]
+// Usage: 01_vector_exp [-l N] [--kernel NAME ...] [--block T] [--grid B] [--ilp K] [--tile F] [--show K] [shared flags: --help]
 //   01_vector_exp                        10,000,000 elements (the default), every kernel
 //   01_vector_exp -l 67108864            2^26 elements: 512 MiB of traffic, far beyond the L2 cache
 //   01_vector_exp --kernel grid_stride   one kernel of the progression (kernels/registry.inc)
@@ -24,7 +24,7 @@ namespace {
 using course::Role;
 using course::Target;
 
-using Data = vector_exp::RowData;  // x, y, their reference and GPU copies, --block/--grid/--ilp
+using Data = vector_exp::RowData;  // x, y, their reference and GPU copies, --block/--grid/--ilp/--tile
 
 // The scalar loops and the SIMD loop without software prefetch are teaching rows; the SIMD rows
 // with it (glibc's vector expf, cache lines requested ahead) are what the GPU's speedups are quoted

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <limits>
 #include <string>
 #include <vector>
@@ -168,6 +169,35 @@ TEST_P(GpuExpKernels, EveryIlpAndBlockSize) {
       SCOPED_TRACE("ilp " + std::to_string(ilp) + ", block " + std::to_string(block));
       expect_matches_reference(GetParam(), x, run_on_gpu(GetParam(), x, {block, 0, ilp}));
     }
+  }
+}
+
+// bulk_copy's tile is --tile floats: tiles that are not a multiple of the block's threads, one
+// float4 per block, the default and the largest (64 KiB of shared memory, past the 48 KiB opt-in),
+// each with partial last tiles (100,003 floats) and tiny arrays.
+TEST(GpuBulkCopy, EveryTileSize) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(vector_exp::kernel("bulk_copy").traits);
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4099}, std::size_t{100003}}) {
+    const auto x = random_input(n, course::fresh_seed());
+    for (int tile : {4, 12, 764, 1024, 3072, 16384}) {
+      for (int block : {32, 100, 256}) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", tile " + std::to_string(tile) + ", block " + std::to_string(block));
+        vector_exp::LaunchConfig config{block, 0, 4};
+        config.tile = tile;
+        expect_matches_reference("bulk_copy", x, run_on_gpu("bulk_copy", x, config));
+      }
+    }
+  }
+}
+
+TEST(BulkCopy, TileOutsideItsRulesIsRefused) {
+  // Checked before anything touches the GPU, so it runs without one.
+  for (int tile : {0, 6, 16388}) {
+    vector_exp::LaunchConfig config;
+    config.tile = tile;
+    EXPECT_THROW(vector_exp::kernel("bulk_copy").launch(nullptr, nullptr, 8, config, nullptr), std::invalid_argument)
+        << "tile " << tile;
   }
 }
 

@@ -36,6 +36,7 @@ struct LaunchConfig {
   int block_size = 256;  // threads per block
   int grid_size = 0;     // blocks; 0 = the kernel's own choice (see each kernel file)
   int ilp = 4;           // grid_stride_ilp and fast_expf: elements each thread loads first (1, 2, 4, 8)
+  int tile = 1024;       // bulk_copy: floats in a block's tile (a multiple of 4, 4 to 16384; see its file)
 };
 
 // Every kernel's launcher has this shape: y[i] = exp(x[i]) for i < n, device pointers, in

@@ -15,6 +15,8 @@ void add_launch_options(CLI::App& cli, LaunchConfig& launch, int& show) {
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
   cli.add_option("--ilp", launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
       ->check(CLI::IsMember({1, 2, 4, 8}))->capture_default_str();
+  cli.add_option("--tile", launch.tile, "floats in a block's tile of bulk_copy: a multiple of 4, 4 to 16384")
+      ->check(course::multiple_of(4, 16384))->capture_default_str();
   cli.add_option("--show", show, "first values to print side by side")->check(CLI::Range(0, 64))->capture_default_str();
 }
 
@@ -52,7 +54,7 @@ void report_after_table(course::Lesson& lesson, RowData& d, int show) {
     std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n", context_ms, first_ms);
     lesson.report().extra().update({{"first_launch_ms", first_ms}, {"context_creation_ms", context_ms}});
   }
-  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}};
+  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}, {"tile", d.launch.tile}};
 }
 
 }  // namespace vector_exp

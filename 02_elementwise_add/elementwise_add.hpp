@@ -54,6 +54,7 @@ struct LaunchConfig {
   int block_size = 256;  // threads per block (every kernel)
   int grid_size = 0;     // blocks for add_grid_stride and add_float4; 0 = as many as can be resident at once
   int ilp = 2;           // float4 groups each thread of add_float4 and add_one_pass loads before it adds: 1, 2 or 4
+  int tile = 768;        // add_bulk_copy: floats of a (and of b) in a block's tile (a multiple of 4, 4 to 16384)
 };
 
 // Every kernel's launcher has this shape: c[i] = a[i] + b[i] for i < n, device pointers, in

@@ -16,6 +16,8 @@ void add_launch_options(CLI::App& cli, LaunchConfig& launch) {
       ->check(CLI::Range(0, std::numeric_limits<int>::max()))->capture_default_str();
   cli.add_option("--ilp", launch.ilp, "float4 groups of a and of b each thread of add_float4 and add_one_pass loads before adding: 1, 2 or 4")
       ->check(CLI::IsMember({1, 2, 4}))->capture_default_str();
+  cli.add_option("--tile", launch.tile, "floats of a (and of b) in a block's tile of add_bulk_copy: a multiple of 4, 4 to 16384")
+      ->check(course::multiple_of(4, 16384))->capture_default_str();
 }
 
 // End to end: what a program that starts and ends with host data waits for. The copies, in order,

@@ -28,7 +28,7 @@ struct RowData {
   course::Check host_check() { return course::check_host<float>(c, reference, course::Tolerance::exact()); }
 };
 
-// The lesson's flags beside --kernel that shape the launches: --block, --grid and --ilp.
+// The lesson's flags beside --kernel that shape the launches: --block, --grid, --ilp and --tile.
 void add_launch_options(CLI::App& cli, LaunchConfig& launch);
 
 // End to end: copy a and b in, the headline kernel on the grid its verified run chose, copy c out,

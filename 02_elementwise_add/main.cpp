@@ -1,6 +1,6 @@
 // 02_elementwise_add: c = a + b for vectors of floats, the classic first kernels.
 //
-// Usage: 02_elementwise_add [-l N] [--kernel NAME ...] [--block T] [--grid B] [--ilp K] [--sweep launch]
+// Usage: 02_elementwise_add [-l N] [--kernel NAME ...] [--block T] [--grid B] [--ilp K] [--tile F] [--sweep launch]
 //                           [shared flags: --help]
 //   02_elementwise_add                      1,048,576 elements (the default), every kernel
 //   02_elementwise_add -l 67108864          2^26 elements: 768 MiB of traffic, far beyond the L2 cache
@@ -84,7 +84,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> selected;
   bool skip_limit_demo = false;
   lesson.add_kernel_option(selected, elementwise_add::kernels());
-  elementwise_add::add_launch_options(lesson.cli(), d.launch);  // --block, --grid, --ilp
+  elementwise_add::add_launch_options(lesson.cli(), d.launch);  // --block, --grid, --ilp, --tile
   lesson.declare_sweep("launch", "add_grid_stride at every block size (32 to 1024) and grid size, with its occupancy");
   lesson.cli().add_flag("--skip-limit-demo", skip_limit_demo,
                         "skip part 2, the launch of 2048 threads per block that is refused on purpose "
@@ -120,7 +120,7 @@ int run(int argc, char** argv) {
   lesson.run_variants();
   if (!skip_limit_demo) elementwise_add::run_part2(lesson);
   if (lesson.has_gpu()) lesson.report().extra()["context_creation_ms"] = lesson.gpu().context_creation_ms;
-  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}};
+  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}, {"tile", d.launch.tile}};
   return lesson.finish();
 }
 

@@ -319,7 +319,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, GpuAddKernels,
                          course::testing::ParamName());
 
 // The kernels that take --ilp: every value, every awkward size.
-const std::vector<std::string> kIlpKernels = {"add_float4", "add_one_pass", "add_bulk_copy"};
+const std::vector<std::string> kIlpKernels = {"add_float4", "add_one_pass"};
 
 bool supported_here(const std::string& kernel) {
   const auto& gpu = course::testing::gpu_test_state();
@@ -339,6 +339,38 @@ TEST(GpuAddFloat4, EveryIlpAndSize) {
         EXPECT_TRUE(same_bits(run_on_gpu(kernel, inputs, {256, 0, ilp}), expected));
       }
     }
+  }
+}
+
+// add_bulk_copy's tile is --tile floats of a and of b: tiles that are not a multiple of the
+// block's threads or of a 128-byte line, one float4 per block, the default and the largest
+// (128 KiB of shared memory, past the 48 KiB opt-in), at every awkward size and three block sizes.
+TEST(GpuAddBulkCopy, EveryTileAndSize) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  COURSE_SKIP_IF_UNSUPPORTED(elementwise_add::kernel("add_bulk_copy").traits);
+  const std::uint64_t seed = course::fresh_seed();
+  for (std::size_t n : kSizes) {
+    const Inputs inputs = random_inputs(n, seed);
+    const auto expected = cpu_sum(inputs);
+    for (int tile : {4, 12, 764, 768, 4096, 16384}) {
+      for (int block : {32, 100, 256}) {
+        SCOPED_TRACE(trace(n, seed) + ", tile " + std::to_string(tile) + ", block " + std::to_string(block));
+        elementwise_add::LaunchConfig config{block, 0, 2};
+        config.tile = tile;
+        EXPECT_TRUE(same_bits(run_on_gpu("add_bulk_copy", inputs, config), expected));
+      }
+    }
+  }
+}
+
+TEST(ElementwiseAddCpu, BulkCopyTileOutsideItsRulesIsRefused) {
+  // Checked before anything touches the GPU, so it runs without one.
+  for (int tile : {0, 6, 16388}) {
+    elementwise_add::LaunchConfig config;
+    config.tile = tile;
+    EXPECT_THROW(elementwise_add::kernel("add_bulk_copy").launch(nullptr, nullptr, nullptr, 8, config, nullptr),
+                 std::invalid_argument)
+        << "tile " << tile;
   }
 }
 

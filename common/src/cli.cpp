@@ -199,6 +199,20 @@ void LessonCli::add_common_options() {
       "3 runtime error (CUDA error, out of memory, GPU required but absent).");
 }
 
+CLI::Validator multiple_of(int step, int most) {
+  const std::string rule = "a multiple of " + std::to_string(step) + " from " + std::to_string(step) + " to " +
+                           std::to_string(most);
+  return CLI::Validator(
+      [step, most, rule](std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        const bool fits = error == std::errc() && end == text.data() + text.size() && value >= step &&
+                          value <= most && value % step == 0;
+        return fits ? std::string() : "Value " + text + " is not " + rule;
+      },
+      "MULTIPLE OF " + std::to_string(step) + " IN [" + std::to_string(step) + " - " + std::to_string(most) + "]");
+}
+
 void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);

@@ -1,4 +1,4 @@
-// One block's tile copied from global into shared memory by the SM's copy unit (Hopper's TMA).
+// One block's tile copied between global and shared memory by the SM's copy unit (Hopper's TMA).
 //
 // Teaches: on compute capability 9.0 and newer, `cp.async.bulk` moves a contiguous run of bytes
 // from global into shared memory without any thread loading it: one thread issues the copy, the
@@ -6,10 +6,15 @@
 // ("expect_tx"). The other threads wait on that barrier instead of on loads of their own. A
 // block asks for its whole tile in one instruction, so the SM keeps many bytes in flight with
 // few instructions and no registers: the shape a library's elementwise transform uses on sm_90.
+// The way back works the same: once the block has written its results into shared memory, one
+// thread hands the whole tile to the copy unit (`cp.async.bulk` from shared to global), and the
+// stores leave the SM as full lines without a store instruction per thread.
 //
 // Rules the hardware sets: the global and shared addresses are 16-byte aligned, the size is a
 // multiple of 16 bytes (and not zero), and one barrier phase counts fewer than 2^20 bytes (the
-// lessons' tiles are at most 128 KiB). These helpers compile to the bulk copy only for sm_90
+// lessons' tiles are at most 128 KiB). Speed asks for more: a shared tile that starts on a
+// 128-byte boundary (a line), as CUB's transform aligns its tiles; declare it
+// `extern __shared__ __align__(128)`. These helpers compile to the bulk copy only for sm_90
 // and newer; a caller keeps a register-load path for older targets (see lesson 01's
 // kernels/07_bulk_copy.cu).
 #pragma once
@@ -55,6 +60,32 @@ __device__ __forceinline__ void wait(cuda::std::uint64_t* arrived) {
   }
 #else
   (void)arrived;
+#endif
+}
+
+// Every thread that wrote into the tile, after its last write and before the block's
+// __syncthreads(): makes the writes (made through the ordinary "generic proxy") visible to the
+// copy unit (the "async proxy"), which store() below hands the tile to.
+__device__ __forceinline__ void writes_visible_to_copy_unit() {
+#if __CUDA_ARCH__ >= 900
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+#endif
+}
+
+// One thread, after that __syncthreads(): copies `bytes` from shared `src` to global `dst` and
+// returns once the copy unit has read all of them from shared memory (the block may then exit or
+// reuse the tile; the global writes complete on their own and are visible after the kernel).
+// Same alignment and size rules as start().
+__device__ __forceinline__ void store(void* dst, const void* src, unsigned bytes) {
+#if __CUDA_ARCH__ >= 900
+  namespace ptx = cuda::ptx;
+  ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, dst, src, bytes);
+  ptx::cp_async_bulk_commit_group();
+  ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+#else
+  (void)dst;
+  (void)src;
+  (void)bytes;
 #endif
 }
 

@@ -64,6 +64,10 @@ struct CommonOptions {
 // creates it); the same rules apply either way.
 GpuStatus open_gpu(const CommonOptions& options, bool create_context = true);
 
+// A CLI11 check for a count that must be a multiple of `step` from `step` to `most` (a tile of
+// float4 groups: --tile 768). Its error names the rule: "Value 6 is not a multiple of 4 from 4 to 16384".
+CLI::Validator multiple_of(int step, int most);
+
 // --help: the text to print; run_lesson prints it and exits 0.
 class HelpRequested : public std::exception {
  public:
