@@ -78,7 +78,33 @@ except ImportError:
 matplotlib.use("Agg")  # files only, no display needed
 # Text from a results file is drawn as written: "$...$" in a variant name is not TeX to parse.
 matplotlib.rcParams["text.parse_math"] = False
+import matplotlib.figure  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _with_tick_math(method):
+    """A Figure method (savefig, tight_layout) that first gives matplotlib's own tick labels
+    their math parser back.
+
+    A log axis labels its ticks "$\\mathdefault{2^{13}}$", which needs the parser that the line
+    above turns off for text from results files. Every figure, the lessons' plot modules' too,
+    is laid out and written through here: tick labels made while drawing get the parser, and
+    those made earlier get it back if they are such labels; titles and legends (text from the
+    files) keep it off.
+    """
+    def wrapped(figure, *args, **kwargs):
+        with matplotlib.rc_context({"text.parse_math": True}):
+            figure.canvas.draw()
+            for axes in figure.axes:
+                for label in axes.get_xticklabels(which="both") + axes.get_yticklabels(which="both"):
+                    if label.get_text().startswith("$\\mathdefault{"):
+                        label.set_parse_math(True)
+            return method(figure, *args, **kwargs)
+    return wrapped
+
+
+matplotlib.figure.Figure.savefig = _with_tick_math(matplotlib.figure.Figure.savefig)
+matplotlib.figure.Figure.tight_layout = _with_tick_math(matplotlib.figure.Figure.tight_layout)
 
 CPU_COLOR, GPU_COLOR = "#4c72b0", "#55a868"
 

@@ -4,6 +4,9 @@
 # Missing Debian packages are installed with apt-get when running as root; otherwise the exact
 # `apt-get install` line is printed and the script stops. The list of packages comes from the
 # CMake configuration itself (cmake/CourseDependencies.cmake), so there is one source of truth.
+# COURSE_NO_INSTALL=1 never installs anything, root or not: for a machine without a package
+# manager whose packages are found through CMAKE_PREFIX_PATH (a missing required package then
+# stops the script with its name; a missing optional one leaves its part out, as for a user).
 
 course_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 course_caller_dir="$PWD"  # relative paths given by the user are resolved against this
@@ -22,13 +25,22 @@ course_value() {
   fi
 }
 
+# Whether missing packages may be installed here: as root, unless COURSE_NO_INSTALL=1.
+course_may_install() {
+  [ "$(id -u)" -eq 0 ] && [ "${COURSE_NO_INSTALL:-0}" != 1 ]
+}
+
 # Installs Debian packages, or says how to and stops. apt's own output goes to build/apt.log:
 # one line here per step, the log's end only if a step fails.
 course_install_packages() {
   [ $# -gt 0 ] || return 0
-  if [ "$(id -u)" -ne 0 ]; then
+  if ! course_may_install; then
     course_say "Missing Debian packages: $*"
-    course_say "Install them, then run this again:"
+    if [ "${COURSE_NO_INSTALL:-0}" = 1 ]; then
+      course_say "COURSE_NO_INSTALL=1: nothing is installed. Install them (or point CMAKE_PREFIX_PATH at them), then run this again:"
+    else
+      course_say "Install them, then run this again:"
+    fi
     course_say "  sudo apt-get install -y $*"
     exit 1
   fi
@@ -91,9 +103,10 @@ course_run_configure() {
 
 # Configures a preset. Missing Debian packages, required and optional alike, are installed in
 # one go when running as root, then the preset is configured again; so whichever script runs
-# first builds every lesson. Not root: a missing required package stops here with one apt-get
-# line naming every missing package; with only optional ones missing, the same line is printed
-# and the build goes on without what needs them (scripts/test_course.sh lists it at the end).
+# first builds every lesson. Not root, or COURSE_NO_INSTALL=1: a missing required package stops
+# here with one apt-get line naming every missing package; with only optional ones missing, the
+# same line is printed and the build goes on without what needs them (scripts/test_course.sh
+# lists it at the end).
 # With CI=true, CMake itself treats a missing optional package as required.
 course_configure() {
   local preset="$1"
@@ -101,14 +114,14 @@ course_configure() {
   local configured=1 missing
   course_run_configure "$preset" "$@" || configured=0
   missing="$(course_missing_packages "$course_root/build/$preset")"
-  if [ -n "$missing" ] && [ "$(id -u)" -eq 0 ]; then
+  if [ -n "$missing" ] && course_may_install; then
     # shellcheck disable=SC2086 # one package per word
     course_install_packages $missing
     configured=1
     course_run_configure "$preset" "$@" || configured=0
   elif [ -n "$missing" ] && [ "$configured" -eq 0 ]; then
     # shellcheck disable=SC2086 # one package per word
-    course_install_packages $missing  # not root: prints the apt-get line and stops
+    course_install_packages $missing  # no installing here: prints the apt-get line and stops
   elif [ -n "$missing" ]; then
     course_say "Some lessons or tests are left out of this build: they need Debian packages that are missing."
     course_say "Install them, then run this again:"

@@ -7,8 +7,8 @@
 #   progress        a build shows one line per target; apt's output goes to build/apt.log
 #   configure_installs  the configure step (setup.sh) with stand-ins for cmake, apt-get and id:
 #                   as root every missing package, required and optional, is installed in one
-#                   go; as another user one apt-get line names them all, and only a missing
-#                   required package stops the build
+#                   go; as another user, or with COURSE_NO_INSTALL=1, one apt-get line names them
+#                   all, nothing is installed, and only a missing required package stops the build
 #   doc_commands    every command in the bash blocks of the PAGEs given after BIN_DIR (relative to
 #                   the checkout) that runs a lesson, a tool or plot.py, as written, from a
 #                   checkout-like folder whose build/release/bin is BIN_DIR and whose first python3
@@ -31,7 +31,8 @@ expect_one_line() {
 case_missing_values() {
   local script flag
   for item in "sweep.sh --lesson" "sweep.sh --sizes" "sweep.sh --out" "run_course.sh --results" \
-              "reproduce_docs.sh --part" "reproduce_docs.sh --out"; do
+              "reproduce_docs.sh --part" "reproduce_docs.sh --out" "reproduce_docs.sh --lessons" \
+              "reproduce_docs.sh --skip" "reproduce_docs.sh --deadline" "reproduce_docs.sh --bin"; do
     read -r script flag <<<"$item"
     capture bash "$root/scripts/$script" "$flag"
     expect_one_line "$script $flag (no value)" 2 "^$script: $flag needs a value"
@@ -40,6 +41,12 @@ case_missing_values() {
   done
   capture bash "$root/scripts/reproduce_docs.sh" --part everything
   expect_one_line "reproduce_docs.sh --part everything" 2 "^reproduce_docs.sh: --part everything: choose"
+  capture bash "$root/scripts/reproduce_docs.sh" --part runs,,sweeps
+  expect_one_line "reproduce_docs.sh --part runs,,sweeps" 2 "^reproduce_docs.sh: --part runs,,sweeps: choose"
+  capture bash "$root/scripts/reproduce_docs.sh" --lessons 01,99
+  expect_one_line "reproduce_docs.sh --lessons 01,99" 2 "^reproduce_docs.sh: --lessons 01,99: '99' is not a lesson"
+  capture bash "$root/scripts/reproduce_docs.sh" --deadline 5min
+  expect_one_line "reproduce_docs.sh --deadline 5min" 2 "^reproduce_docs.sh: --deadline 5min: give whole seconds"
   capture bash "$root/scripts/sweep.sh" --lesson 99_nothing
   expect_one_line "sweep.sh --lesson 99_nothing (before any build)" 2 "^sweep.sh: --lesson 99_nothing: no such lesson"
 }
@@ -153,6 +160,15 @@ case_configure_installs() {
   [ "$status" -eq 0 ] && ! grep -q "^apt-get" "$work/calls" && [ "$(grep -c '^cmake' "$work/calls")" -eq 1 ] ||
     fail "nothing missing: $(cat "$work/calls")"
   echo "ok: nothing missing, nothing installed, one configure"
+  # COURSE_NO_INSTALL=1 (packages found through CMAKE_PREFIX_PATH): root installs nothing either.
+  COURSE_NO_INSTALL=1 fake_configure 0 "req-a req-b"
+  [ "$status" -eq 0 ] && [[ "$out" == *configured ]] && ! grep -q "^apt-get" "$work/calls" ||
+    fail "COURSE_NO_INSTALL=1, optional missing: exit $status: $(cat "$work/calls") $err"
+  echo "ok: COURSE_NO_INSTALL=1 as root, only optional packages missing: nothing installed, the build goes on"
+  COURSE_NO_INSTALL=1 fake_configure 0 "req-b"
+  [ "$status" -eq 1 ] && ! grep -q "^apt-get" "$work/calls" || fail "COURSE_NO_INSTALL=1, required missing: exit $status"
+  [[ "$err" == *"COURSE_NO_INSTALL=1: nothing is installed"* ]] || fail "COURSE_NO_INSTALL=1: no line saying so: $err"
+  echo "ok: COURSE_NO_INSTALL=1 as root, a required package missing: exit 1, $(printf '%s\n' "$err" | grep 'COURSE_NO')"
 }
 
 # Every non-comment line of every ```bash block of the given pages (relative to the checkout):
