@@ -181,7 +181,9 @@ lesson_run() {
 declare -A course_made=()
 default_run() {
   local name="$1" lesson="$2"
-  if [ -n "${course_made[$lesson]:-}" ]; then
+  # Made by --part course of this run, or of an earlier run into the same --out (a reference run
+  # split over several calls on one machine).
+  if [ -n "${course_made[$lesson]:-}" ] || { ! wants course && [ -s "$out/course/$lesson.json" ]; }; then
     cp "$out/course/$lesson.json" "$out/runs/$name.json"
     cp "$out/course/$lesson.log" "$out/runs/$name.txt"
     echo "== $name: course/$lesson of this session (the same command), copied"
@@ -290,6 +292,18 @@ fi
 
 # --- runs: every run the pages quote, lesson by lesson -----------------------------------------
 # Names follow docs/data; the page and section each serves are in the comment above it.
+# The kernels in a lesson's machine code that use the SM's bulk copy unit (UBLKCP, both ways:
+# global to shared and back), with the count of such instructions: the library's transform and
+# the lesson's bulk-copy step, read from the SASS rather than assumed.
+list_ublkcp() {
+  cuobjdump -sass "$1" | awk '/Function :/ { f = $3 } /UBLKCP/ { n[f]++ } END { for (k in n) print n[k], k }' |
+    sort -k2 | cu++filt
+}
+ublkcp_functions() {
+  command -v cuobjdump >/dev/null 2>&1 || { echo "== $1 ublkcp: left out (cuobjdump is not on PATH)"; return 0; }
+  step "${1:0:2}_ublkcp" "$out/runs/${1:0:2}_ublkcp.txt" list_ublkcp "$bin/$1"
+}
+
 runs_01() {
   have 01_vector_exp || return 0
   # 01 section 1: the stand-alone first program.
@@ -310,6 +324,10 @@ runs_01() {
   for t in 128 512; do                                      # 01 section 10, the bulk-copy table
     lesson_run "01_2e28_b$t" 01_vector_exp -l 268435456 --skip-cpu --kernel one_pass --kernel bulk_copy --block "$t"
   done
+  for t in 512 2048; do                                     # 01 section 10: bulk_copy's tile (default 1024)
+    lesson_run "01_2e28_tile$t" 01_vector_exp -l 268435456 --skip-cpu --kernel bulk_copy --tile "$t"
+  done
+  ublkcp_functions 01_vector_exp                            # 01 section 10: which kernels use the copy unit
   for k in 10000000 67108864; do                           # 01 section 14: the CPU rows, 11 repetitions
     lesson_run "01_cpu_$k" 01_vector_exp -l "$k" --skip-gpu --cpu-reps 11
   done
@@ -330,6 +348,10 @@ runs_02() {
     # shellcheck disable=SC2086 # two words: the flag and its value
     lesson_run "$name" 02_elementwise_add -l 268435456 --skip-cpu --kernel add_one_pass --kernel add_bulk_copy $flags
   done
+  for t in 512 1024; do                                     # 02 section 11: add_bulk_copy's tile (default 768)
+    lesson_run "02_2e28_tile$t" 02_elementwise_add -l 268435456 --skip-cpu --kernel add_bulk_copy --tile "$t"
+  done
+  ublkcp_functions 02_elementwise_add                       # 02 section 11: which kernels use the copy unit
   # 02 section 3: the add without its bounds check, run plainly and under compute-sanitizer.
   if command -v nvcc >/dev/null 2>&1; then
     step 02_unchecked_build "$out/runs/unchecked_build.txt" \
