@@ -38,6 +38,10 @@ void add_library_row(course::Lesson& lesson, RowData& d, DriverPath& path) {
   course::Check check = driver_check(path, d.out, d.reference);
   check.poison = [&d, &path, n, poison = check.poison] {
     poison();  // host out and device out to NaN, then y into the device out: cublasSaxpy's input
+    // The NaN fill is queued on the buffers' own stream, which does not wait for (nor is waited
+    // on by) the default stream that cudaMemcpy uses: without this wait the fill can land after
+    // the copy (seen under compute-sanitizer, which changes the timing: every element NaN).
+    CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(reinterpret_cast<void*>(path.buffers->out()), reinterpret_cast<const void*>(path.buffers->y()),
                           n * sizeof(float), cudaMemcpyDeviceToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
