@@ -17,7 +17,7 @@
 
 #include "course/check.hpp"
 #include "kernels/grid_stride_ilp.cuh"
-#include "kernels/one_pass_grid.cuh"
+#include "kernels/scalar_ends.cuh"
 #include "vector_exp.hpp"
 
 namespace vector_exp {
@@ -63,8 +63,8 @@ OnePassKernel pick(int vectors_per_thread) {
 course::LaunchShape launch_one_pass(const float* x, float* y, std::size_t n, const LaunchConfig& config,
                                     cudaStream_t stream) {
   if (n == 0) return {};
-  const auto grid = detail::one_pass_grid(x, y, n, static_cast<std::size_t>(config.ilp) * config.block_size,
-                                          config.block_size, "one_pass");
+  const auto grid = course::float4_split(n, static_cast<std::size_t>(config.ilp) * config.block_size, config.block_size,
+                                         "one_pass", x, y);
   if (!grid) return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
   const auto [head, vectors, blocks] = *grid;
   pick(config.ilp)<<<static_cast<unsigned>(blocks), config.block_size, 0, stream>>>(x, y, head, vectors, n);

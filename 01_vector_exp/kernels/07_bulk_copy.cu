@@ -25,7 +25,7 @@
 #include "course/bulk_copy.cuh"
 #include "course/check.hpp"
 #include "kernels/grid_stride_ilp.cuh"
-#include "kernels/one_pass_grid.cuh"
+#include "kernels/scalar_ends.cuh"
 #include "vector_exp.hpp"
 
 namespace vector_exp {
@@ -70,7 +70,7 @@ course::LaunchShape launch_bulk_copy(const float* x, float* y, std::size_t n, co
     throw std::invalid_argument("bulk_copy: --tile must be a multiple of 4 from 4 to 16384");
   }
   const unsigned tile_vectors = static_cast<unsigned>(config.tile / 4);
-  const auto grid = detail::one_pass_grid(x, y, n, tile_vectors, config.block_size, "bulk_copy");
+  const auto grid = course::float4_split(n, tile_vectors, config.block_size, "bulk_copy", x, y);
   if (!grid) return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
   const auto [head, vectors, blocks] = *grid;
   // The tile: up to 16,384 floats = 64 KiB; above 48 KiB of dynamic shared memory a kernel must

@@ -15,7 +15,7 @@
 
 #include "course/check.hpp"
 #include "elementwise_add.hpp"
-#include "kernels/one_pass_grid.cuh"
+#include "kernels/scalar_ends.cuh"
 
 namespace elementwise_add {
 
@@ -63,8 +63,8 @@ OnePassKernel pick(int groups) {
 course::LaunchShape launch_add_one_pass(const float* a, const float* b, float* c, std::size_t n,
                                         const LaunchConfig& config, cudaStream_t stream) {
   if (n == 0) return {};
-  const auto grid = detail::one_pass_grid(a, b, c, n, static_cast<std::size_t>(config.ilp) * config.block_size,
-                                          config.block_size, "add_one_pass");
+  const auto grid = course::float4_split(n, static_cast<std::size_t>(config.ilp) * config.block_size, config.block_size,
+                                         "add_one_pass", a, b, c);
   if (!grid) return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
   const auto [head, vectors, blocks] = *grid;
   pick(config.ilp)<<<static_cast<unsigned>(blocks), config.block_size, 0, stream>>>(a, b, c, head, vectors, n);

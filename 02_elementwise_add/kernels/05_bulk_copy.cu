@@ -24,7 +24,7 @@
 #include "course/bulk_copy.cuh"
 #include "course/check.hpp"
 #include "elementwise_add.hpp"
-#include "kernels/one_pass_grid.cuh"
+#include "kernels/scalar_ends.cuh"
 
 namespace elementwise_add {
 
@@ -78,7 +78,7 @@ course::LaunchShape launch_add_bulk_copy(const float* a, const float* b, float* 
     throw std::invalid_argument("add_bulk_copy: --tile must be a multiple of 4 from 4 to 16384");
   }
   const unsigned tile_groups = static_cast<unsigned>(config.tile / 4);
-  const auto grid = detail::one_pass_grid(a, b, c, n, tile_groups, config.block_size, "add_bulk_copy");
+  const auto grid = course::float4_split(n, tile_groups, config.block_size, "add_bulk_copy", a, b, c);
   if (!grid) return launch_add_grid_stride(a, b, c, n, config, stream);  // no head aligns all three
   const auto [head, vectors, blocks] = *grid;
   // The tiles of a and b: 2 x --tile floats (each rounded up to a line), up to 128 KiB; above

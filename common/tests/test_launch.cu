@@ -1,10 +1,12 @@
 // Grid sizing helpers, and CUDA_CHECK_LAUNCH catching a bad launch configuration.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "course/check.hpp"
 #include "course/device_buffer.hpp"
+#include "course/float4_split.hpp"
 #include "course/launch.hpp"
 #include "gpu_test.hpp"
 
@@ -21,6 +23,39 @@ TEST(Launch, BlocksToCoverRoundsUp) {
   EXPECT_EQ(course::blocks_to_cover(257, 256), 2u);
   EXPECT_EQ(course::blocks_to_cover(0, 256), 1u);
   EXPECT_EQ(course::blocks_to_cover(10'000'000, 256), 39063u);
+}
+
+TEST(Launch, Float4SplitAlignsEveryArrayOrNone) {
+  alignas(16) float storage[64] = {};
+  // Aligned: no head, 100 floats = 25 groups, 8 groups a block: 4 blocks, 0 floats of tail.
+  auto split = course::float4_split(100, 8, 256, "k", storage, storage + 32);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->head, 0u);
+  EXPECT_EQ(split->vectors, 25u);
+  EXPECT_EQ(split->blocks, 4u);
+  // Both one float past a boundary: 3 scalar floats first, then (10 - 3) / 4 = 1 group.
+  split = course::float4_split(10, 8, 256, "k", storage + 1, storage + 33);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->head, 3u);
+  EXPECT_EQ(split->vectors, 1u);
+  EXPECT_EQ(split->blocks, 1u);
+  // A tiny array is all head, and still gets its one block.
+  split = course::float4_split(2, 8, 256, "k", storage + 1);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->head, 2u);
+  EXPECT_EQ(split->vectors, 0u);
+  EXPECT_EQ(split->blocks, 1u);
+  // Misaligned by different amounts, or blocks too small for the ends: no split.
+  EXPECT_FALSE(course::float4_split(100, 8, 256, "k", storage, storage + 1).has_value());
+  EXPECT_FALSE(course::float4_split(100, 8, 256, "k", storage + 1, storage + 2, storage + 1).has_value());
+  EXPECT_FALSE(course::float4_split(100, 8, 2, "k", storage).has_value());
+  // More blocks than a grid may have: an error that names the kernel.
+  try {
+    (void)course::float4_split(std::size_t{1} << 40, 1, 256, "add_one_pass", storage);
+    FAIL() << "no error for 2^38 blocks";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("add_one_pass"), std::string::npos) << error.what();
+  }
 }
 
 TEST(Launch, ShapesDescribeThemselvesIn1dAnd2d) {
