@@ -66,6 +66,8 @@ case_plot_errors() {
 }
 
 case_progress() {
+  # The install check below must not inherit the caller's choice (a machine without apt sets it).
+  unset COURSE_NO_INSTALL
   # The build filter: one line per target, none of the compiler lines.
   source "$root/scripts/setup.sh"
   local lines
@@ -131,6 +133,7 @@ fake_configure() {
 }
 
 case_configure_installs() {
+  unset COURSE_NO_INSTALL  # each check below sets it where it tests it
   write_fake_configure_tools
   # Root, a required and both optional packages missing: one install of all three, configured.
   fake_configure 0 "req-b"
