@@ -94,14 +94,11 @@ if [ "$status" -eq 0 ] && printf '%s\n' "$output" | grep -q '^\[       OK \] '; 
   exit 0
 fi
 
-# The first failure's message: the lines after "file:line: Failure" up to gtest's next line, the
-# last of them (the check's own text), and the scoped trace that says which case it was.
-reason="$(printf '%s\n' "$output" | awk '
-  / Failure$/ && !seen { seen = 1; grab = 1; next }
-  grab && /^Google Test trace:/ { grab = 0; trace = 1; next }
-  grab && /^\[/ { grab = 0; next }
-  grab && NF { last = $0 }
-  trace && NF { sub(/^[^ ]*:[0-9]+: /, ""); where = $0; trace = 0 }
-  END { if (last != "") print last (where != "" ? " (" where ")" : "") }')"
+# The first failure's reason (scripts/gtest_failure_reason.awk says which line), or, where the
+# output holds no failure at all, how the test ended: a test that crashes prints none.
+reason="$(printf '%s\n' "$output" | awk -f "$course_root/scripts/gtest_failure_reason.awk")"
+if [ -z "$reason" ] && ! printf '%s\n' "$output" | grep -q '^\[  FAILED  \] '; then
+  reason="the test stopped without a result (exit status $status: it crashed?); run $binary --gtest_also_run_disabled_tests --gtest_filter=$test_name"
+fi
 echo "FAIL: $name: ${reason:-its test failed (run $binary --gtest_also_run_disabled_tests --gtest_filter=$test_name)}"
 exit 1

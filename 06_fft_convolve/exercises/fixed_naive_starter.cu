@@ -14,6 +14,7 @@
 //  5. check it: `./scripts/check_exercise.sh 06 fixed_naive` (with a GPU); compare with the solution.
 // Then: why is kernel 02 (R2C/C2R) about twice as fast as your C2C? (docs/06_fft_convolve.md,
 // exercise 1.)
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -57,8 +58,12 @@ class FixedNaive final : public GpuConvolver {
     data_ = course::DeviceBuffer<cufftComplex>(count, "the padded image");
     std::vector<cufftComplex> filter(count, make_float2(0.0f, 0.0f));
     const Filter& f = *p_.filter;  // TODO (step 2): place_filter_centred instead of the corner
-    for (int i = 0; i < f.size; ++i) {
-      for (int j = 0; j < f.size; ++j) filter[static_cast<std::size_t>(i) * shape_.width + j].x = f.at(i, j);
+    // The bounds keep a filter larger than the unpadded image inside the array (the check's smallest
+    // images are 1 x 1); with step 1's padding every tap fits.
+    for (int i = 0; i < std::min(f.size, shape_.height); ++i) {
+      for (int j = 0; j < std::min(f.size, shape_.width); ++j) {
+        filter[static_cast<std::size_t>(i) * shape_.width + j].x = f.at(i, j);
+      }
     }
     filter_spectrum_ = course::DeviceBuffer<cufftComplex>(count, "the filter's spectrum");
     filter_spectrum_.copy_from_host_async(filter, stream);

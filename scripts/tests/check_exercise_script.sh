@@ -10,6 +10,8 @@
 #   records       every row names a lesson, a starter and a solution that exist, every starter
 #                 file is in the table, and every starter's SHA-256 is its record's. An edited
 #                 starter is reported as SKIPPED (a student's edit), but fails under CI=true.
+#   reasons       the FAIL line's reason (scripts/gtest_failure_reason.awk) from Google Test
+#                 outputs of the kinds the exercises' tests print, and none from a crashed test
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/support.sh"  # root, work, fail, capture
@@ -91,9 +93,70 @@ case_records() {
   [ "$edited" -eq 0 ] || echo "SKIPPED: $edited starter(s) edited (not under CI=true: a student's work)"
 }
 
+# One gtest output (stdin) through the reason picker; prints the reason.
+reason_of() { awk -f "$root/scripts/gtest_failure_reason.awk"; }
+expect_reason() {
+  local what="$1" expected="$2" got
+  got="$(reason_of)"
+  [ "$got" = "$expected" ] || fail "$what: reason '$got', expected '$expected'"
+  echo "ok: $what -> $got"
+}
+
+case_reasons() {
+  # An AssertionResult (same_bits): its message is in "Actual: false (...)"; the trace names the case.
+  expect_reason "AssertionResult" "element 256: nan vs 1.5 (block 256)" <<'OUT'
+[ RUN      ] GpuExercise.DISABLED_OneBlockLoopStarterMatchesTheReference
+test_elementwise_add.cpp:476: Failure
+Value of: same_bits(run_exercise(launch, inputs, block), expected)
+  Actual: false (element 256: nan vs 1.5)
+Expected: true
+Google Test trace:
+test_elementwise_add.cpp:475: block 256
+test_elementwise_add.cpp:471: n = 5000, seed = 7
+[  FAILED  ] GpuExercise.DISABLED_OneBlockLoopStarterMatchesTheReference (12 ms)
+OUT
+  # The course's verdict, then the replay hint: the verdict is the reason.
+  expect_reason "verdict and replay" "FAILED (norm criterion): 496 of 961 elements differ, 496 NaN (exercise 1 at 31x31x31, seed 9)" <<'OUT'
+test_matmul.cpp:120: Failure
+Value of: check.passed
+  Actual: false
+Expected: true
+FAILED (norm criterion): 496 of 961 elements differ, 496 NaN
+  replay: COURSE_SEED=9 ./build/<preset>/bin/04_shared_matmul_tests --gtest_filter='GpuExercise.X'
+Google Test trace:
+test_matmul.cpp:376: exercise 1 at 31x31x31, seed 9
+[  FAILED  ] GpuExercise.X (3 ms)
+OUT
+  # A boolean with a streamed message: the message.
+  expect_reason "streamed message" "the starter passes as shipped: has it been solved?" <<'OUT'
+test_fft_convolve.cpp:762: Failure
+Value of: check(result.output, image, f, reference).passed
+  Actual: true
+Expected: false
+the starter passes as shipped: has it been solved?
+[  FAILED  ] GpuExercise.Y (5 ms)
+OUT
+  # Only the first failure counts.
+  expect_reason "first of two" "first (case 1)" <<'OUT'
+a.cpp:1: Failure
+first
+Google Test trace:
+a.cpp:2: case 1
+a.cpp:3: Failure
+second
+[  FAILED  ] T.U (1 ms)
+OUT
+  # A crash prints no failure: no reason (check_exercise.sh then says the test stopped).
+  expect_reason "crash" "" <<'OUT'
+[ RUN      ] GpuExercise.DISABLED_FixedNaiveStarterMatchesTheReference
+free(): invalid next size (normal)
+OUT
+}
+
 case "${1:-}" in
   usage) case_usage ;;
   cpu_exercise) [ $# -eq 2 ] || fail "cpu_exercise needs BUILD_DIR"; case_cpu_exercise "$2" ;;
   records) case_records ;;
-  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records" >&2; exit 2 ;;
+  reasons) case_reasons ;;
+  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons" >&2; exit 2 ;;
 esac
