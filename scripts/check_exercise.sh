@@ -96,9 +96,10 @@ fi
 
 # The first failure's reason (scripts/gtest_failure_reason.awk says which line), or, where the
 # output holds no failure at all, how the test ended: a test that crashes prints none.
+rerun="$binary --gtest_also_run_disabled_tests --gtest_filter=$test_name"
 reason="$(printf '%s\n' "$output" | awk -f "$course_root/scripts/gtest_failure_reason.awk")"
 if [ -z "$reason" ] && ! printf '%s\n' "$output" | grep -q '^\[  FAILED  \] '; then
-  reason="the test stopped without a result (exit status $status: it crashed?); run $binary --gtest_also_run_disabled_tests --gtest_filter=$test_name"
+  reason="the test stopped without a result (exit status $status: it crashed?); run $rerun"
 fi
-echo "FAIL: $name: ${reason:-its test failed (run $binary --gtest_also_run_disabled_tests --gtest_filter=$test_name)}"
+echo "FAIL: $name: ${reason:-its test failed (run $rerun)}"
 exit 1
