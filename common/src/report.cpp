@@ -179,15 +179,6 @@ void Report::add_check(const std::string& variant, Target target, VerifyResult c
   add(std::move(row));
 }
 
-void Report::add_skipped(const std::string& variant, Target target, Role role, const std::string& reason) {
-  Row row;
-  row.variant = variant;
-  row.target = target;
-  row.role = role;
-  row.skipped = reason;
-  add(std::move(row));
-}
-
 void Report::add_sweep(SweepResult sweep) { sweeps_.push_back(std::move(sweep)); }
 void Report::add_setup(SetupTiming setup) { setups_.push_back(std::move(setup)); }
 

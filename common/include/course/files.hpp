@@ -48,7 +48,6 @@ class AtomicFile {
   void commit();  // fsync, close, rename over the destination
 
   const std::string& path() const { return path_; }
-  const std::string& temporary_path() const { return temporary_; }
 
  private:
   [[noreturn]] void fail(const std::string& reason, int error);

@@ -128,8 +128,6 @@ class Report {
   // A check that belongs in the verdict but has no timing worth comparing (a tiny demo):
   // listed with its verification, and it fails the run like any row if it fails.
   void add_check(const std::string& variant, Target target, VerifyResult check, const std::string& note = "");
-  // Rows that could not run (no GPU, --skip-gpu): listed with the reason, roles kept.
-  void add_skipped(const std::string& variant, Target target, Role role, const std::string& reason);
   void add_sweep(SweepResult sweep);
   void add_setup(SetupTiming setup);
   nlohmann::json& extra() { return extra_; }  // lesson-specific data (timelines, demonstrations)
