@@ -100,6 +100,13 @@ endforeach()
 add_test(NAME docs.links COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_links.sh)
 set_tests_properties(docs.links PROPERTIES LABELS cpu TIMEOUT 60)
 
+# The pictures of ideas (scripts/draw_pictures.py) are redrawn into a temporary folder: every one
+# listed in docs/images/PICTURES.md is drawn, as a PNG of page width, the same on a second drawing
+# (scripts/tests/check_pictures.py); skipped, with the reason, where no Python has matplotlib.
+add_test(NAME docs.pictures COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/tests/check_pictures.py
+           ${COURSE_PLOT_PYTHON})
+set_tests_properties(docs.pictures PROPERTIES LABELS cpu TIMEOUT 180 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.
 if(TARGET 01_vector_exp)
