@@ -113,6 +113,15 @@ add_test(NAME docs.pictures COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/
            ${COURSE_PLOT_PYTHON})
 set_tests_properties(docs.pictures PROPERTIES LABELS cpu TIMEOUT 180 SKIP_REGULAR_EXPRESSION "SKIPPED:")
 
+# The figures the pages quote from a run are the run's (scripts/check_doc_figures.py): every
+# figure in a block marked <!-- figures: PATH... --> is in those JSON files, rounded as printed;
+# and the checker on pages and runs it makes (a stale figure, a goal, a missing file, ...).
+add_test(NAME docs.figures COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check_doc_figures.py)
+set_tests_properties(docs.figures PROPERTIES LABELS cpu TIMEOUT 60)
+add_test(NAME docs.figures.checker
+         COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/tests/check_figures_checker.py)
+set_tests_properties(docs.figures.checker PROPERTIES LABELS cpu TIMEOUT 120)
+
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.
 if(TARGET 01_vector_exp)
