@@ -711,8 +711,8 @@ def warp_shuffle(out_dir, name):
          colour=ORANGE)
     legend(ax, [(BLUE, "a lane's register"), (ORANGE, "a partial sum still needed"),
                 (GREY, "ignored (its sum is never used)", "#f2f2f2")], loc="center", anchor=(0.5, 65.0 / 74), size=9.5, ncol=3)
-    text(ax, x0, 4.0, "Lanes read each other's registers directly: no shared memory and no __syncthreads(), "
-         "the 32 lanes of a warp step together.", size=9.5)
+    text(ax, x0, 4.0, "Lanes read each other's registers directly: no shared memory and no __syncthreads(); "
+         "the shuffle itself waits for the lanes named in its mask (0xffffffff: all 32).", size=9.5)
     return save(fig, out_dir, name)
 
 
