@@ -1,6 +1,7 @@
 # course_summary on what a newcomer may give it (cmake -P): each CASE makes its input, then
 # ExpectExit.cmake checks the exit code and the one-line error.
-# Variables: SUMMARY (course_summary), FIXTURE (a lesson's JSON), WORK (scratch folder), CASE;
+# Variables: SUMMARY (course_summary), FIXTURE (a lesson's JSON), FIXTURE_DIR (common/tests/fixtures:
+# the reference run's 05 and 06 JSONs for the choice of CPU rows), WORK (scratch folder), CASE;
 # VALGRIND (optional): run it under valgrind memcheck, where any invalid read or leak is exit 99.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
@@ -37,6 +38,7 @@ elseif(CASE STREQUAL "optional_keys_absent")
   file(READ "${FIXTURE}" report)
   string(JSON report SET "${report}" host "{}")
   string(JSON report REMOVE "${report}" summary end_to_end_speedup_vs_cpu_parallel)
+  string(JSON report SET "${report}" summary gpu_end_to_end_ms null)  # and a null: "-", no speedup from it
   string(JSON report REMOVE "${report}" summary groups)
   string(JSON report REMOVE "${report}" summary kernel_ceiling)
   string(JSON report REMOVE "${report}" rows 2 role)
@@ -95,6 +97,73 @@ elseif(CASE STREQUAL "failed_sweep")
   set(ARGS "${WORK}/failed_sweep.json")
   set(EXPECTED_EXIT 1)
   set(EXPECTED_STDOUT "01_vector_exp +FAILED")
+elseif(CASE STREQUAL "fastest_cpu_any_method")
+  # The reference run of lesson 06 (common/tests/fixtures/06_fft_convolve_ref.json): its cpu_serial
+  # and cpu_parallel rows are FFTW, but the direct sum is faster at the 5 x 5 filter, on one thread
+  # and on all. The columns hold the kernel against the direct sum.
+  set(ARGS "${FIXTURE_DIR}/06_fft_convolve_ref.json")
+  set(EXPECTED_EXIT 0)
+  set(EXPECTED_STDOUT "06_fft_convolve +yes +1.87 ms +0.316 ms +0.0361 ms +0.26 ms +51.9x +8.75x +1.21x +72.5% of cufft_pair.*"
+                      "06_fft_convolve: 1 CPU = CPU direct, 1 thread. all CPUs = CPU direct, OpenMP \\+ SIMD, 16 threads")
+  string(CONCAT EXPECTED_STDOUT ${EXPECTED_STDOUT})
+elseif(CASE STREQUAL "no_plain_one_thread_row")
+  # Lesson 05's only one-thread rows are teaching rows: "CPU 1 thread" is "-", not the teaching row.
+  set(ARGS "${FIXTURE_DIR}/05_mandelbrot_ref.json")
+  set(EXPECTED_EXIT 0)
+  set(EXPECTED_STDOUT "05_mandelbrot \\[FP32\\] +yes +- +3.97 ms +0.0135 ms +0.548 ms +- +295x.*"
+                      "05_mandelbrot \\[FP64\\] +yes +- +5.00 ms .*"
+                      "1 CPU = none \\(no one-thread row that is not a teaching row\\). all CPUs = CPU FP64, 16 threads")
+  string(CONCAT EXPECTED_STDOUT ${EXPECTED_STDOUT})
+elseif(CASE STREQUAL "teaching_and_unverified")
+  # A faster teaching row counts for "all CPUs" only; a row that failed (as a teaching row is
+  # expected to), a skipped row and a GPU row never count.
+  file(READ "${FIXTURE}" report)
+  string(JSON row GET "${report}" rows 0)
+  string(JSON teaching SET "${row}" variant "\"CPU unrolled, 1 thread (teaching)\"")
+  string(JSON teaching SET "${teaching}" role "\"detail\"")
+  string(JSON teaching SET "${teaching}" time_ms median 0.0015)
+  string(JSON failing SET "${row}" variant "\"CPU wrong, 8 threads\"")
+  string(JSON failing SET "${failing}" role "\"detail\"")
+  string(JSON failing SET "${failing}" time_ms median 0.0001)
+  string(JSON failing SET "${failing}" verification passed false)
+  string(JSON failing SET "${failing}" expected_to_fail true)
+  string(JSON skipped SET "${row}" variant "\"CPU skipped, 1 thread\"")
+  string(JSON skipped SET "${skipped}" role "\"detail\"")
+  string(JSON skipped SET "${skipped}" status "\"skipped\"")
+  string(JSON skipped SET "${skipped}" time_ms median 0.0001)
+  string(JSON gpu SET "${row}" variant "\"GPU-side check, 1 thread\"")
+  string(JSON gpu SET "${gpu}" role "\"detail\"")
+  string(JSON gpu SET "${gpu}" target "\"gpu\"")
+  string(JSON gpu SET "${gpu}" time_ms median 0.0001)
+  string(JSON count LENGTH "${report}" rows)
+  foreach(extra IN ITEMS teaching failing skipped gpu)
+    string(JSON report SET "${report}" rows ${count} "${${extra}}")
+    math(EXPR count "${count} + 1")
+  endforeach()
+  file(WRITE "${WORK}/teaching.json" "${report}")
+  set(ARGS "${WORK}/teaching.json")
+  set(EXPECTED_EXIT 0)
+  set(EXPECTED_STDOUT "1 CPU = CPU std::exp, 1 thread. all CPUs = CPU unrolled, 1 thread \\(teaching\\)")
+elseif(CASE STREQUAL "rows_without_verification")
+  # An older or hand-made report whose rows give no verified CPU row (no verification recorded):
+  # the summary's figures.
+  file(READ "${FIXTURE}" report)
+  string(JSON count LENGTH "${report}" rows)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON report SET "${report}" rows ${i} verification null)
+  endforeach()
+  string(JSON report SET "${report}" summary cpu_serial_ms 7.5)
+  string(JSON report SET "${report}" summary cpu_parallel_ms 2.5)
+  file(WRITE "${WORK}/old.json" "${report}")
+  set(ARGS "${WORK}/old.json")
+  set(EXPECTED_EXIT 0)
+  set(EXPECTED_STDOUT "01_vector_exp +yes +7.50 ms +2.50 ms")
+elseif(CASE STREQUAL "json_out")
+  # --json: the table's lines with the CPU rows they come from (checked after the run, below).
+  set(ARGS "--json|${WORK}/summary.json|${FIXTURE_DIR}/06_fft_convolve_ref.json|--missing|07_black_scholes=exit 3: out of host memory")
+  set(EXPECTED_EXIT 1)
+  set(EXPECTED_STDOUT "07_black_scholes +no +did not finish")
 elseif(CASE STREQUAL "all_verified")
   set(ARGS "${FIXTURE}")
   set(EXPECTED_EXIT 0)
@@ -107,3 +176,18 @@ if(VALGRIND)
   set(ARGS "-q|--error-exitcode=99|--leak-check=full|--errors-for-leak-kinds=definite,possible|${SUMMARY}|${ARGS}")
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/ExpectExit.cmake)
+if(CASE STREQUAL "json_out" AND NOT VALGRIND)
+  file(READ "${WORK}/summary.json" written)
+  string(JSON verified GET "${written}" verified)
+  string(JSON variant GET "${written}" lines 0 cpu_all variant)
+  string(JSON one GET "${written}" lines 0 cpu_one_thread variant)
+  string(JSON vs_all GET "${written}" lines 0 kernel_vs_all_cpus)
+  string(JSON cell GET "${written}" lines 0 cells 7)
+  string(JSON unfinished GET "${written}" lines 1 did_not_finish)
+  if(NOT verified STREQUAL "OFF" OR NOT variant STREQUAL "CPU direct, OpenMP + SIMD, 16 threads" OR
+     NOT one STREQUAL "CPU direct, 1 thread" OR NOT vs_all MATCHES "^8\\.75" OR NOT cell STREQUAL "8.75x" OR
+     NOT unfinished STREQUAL "exit 3: out of host memory")
+    message(FATAL_ERROR "summary.json: verified ${verified}, cpu_all ${variant}, cpu_one_thread ${one}, "
+                        "kernel_vs_all_cpus ${vs_all} (${cell}), did_not_finish ${unfinished}")
+  endif()
+endif()

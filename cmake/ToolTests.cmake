@@ -3,11 +3,15 @@
 # output, and the commands the docs show, run as written.
 # Included by the top-level CMakeLists.txt after the lessons.
 
+# The CPU columns' rows (fastest_cpu_any_method ... json_out): the fastest verified CPU row of any
+# method, the fastest one-thread row that is not a teaching row, on the reference run's 05 and 06.
 foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
-                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo)
+                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo
+                     fastest_cpu_any_method no_plain_one_thread_row teaching_and_unverified rows_without_verification json_out)
   add_test(NAME common.summary.${case}
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case}
              -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
+             -DFIXTURE_DIR=${PROJECT_SOURCE_DIR}/common/tests/fixtures
              -DWORK=${CMAKE_BINARY_DIR}/summary_test/${case}
              -P ${PROJECT_SOURCE_DIR}/cmake/CheckSummary.cmake)
   set_tests_properties(common.summary.${case} PROPERTIES LABELS cpu TIMEOUT 60)
@@ -30,10 +34,12 @@ endforeach()
 
 # Both summary tools on malformed input under valgrind memcheck (label valgrind): no invalid read,
 # no use of uninitialised memory, no leak, whatever the file holds.
-foreach(case IN ITEMS not_json optional_keys_absent wrong_type wrong_row deep fifo all_verified)
+foreach(case IN ITEMS not_json optional_keys_absent wrong_type wrong_row deep fifo all_verified fastest_cpu_any_method
+                     teaching_and_unverified)
   add_test(NAME common.summary.${case}.valgrind
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case} -DVALGRIND=${COURSE_VALGRIND}
              -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
+             -DFIXTURE_DIR=${PROJECT_SOURCE_DIR}/common/tests/fixtures
              -DWORK=${CMAKE_BINARY_DIR}/summary_test/${case}.valgrind
              -P ${PROJECT_SOURCE_DIR}/cmake/CheckSummary.cmake)
   set_tests_properties(common.summary.${case}.valgrind PROPERTIES LABELS valgrind TIMEOUT 300)
@@ -99,6 +105,22 @@ endforeach()
 # of that page (scripts/check_doc_links.sh), so that renumbered sections leave no dead link.
 add_test(NAME docs.links COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_links.sh)
 set_tests_properties(docs.links PROPERTIES LABELS cpu TIMEOUT 60)
+
+# The pictures of ideas (scripts/draw_pictures.py) are redrawn into a temporary folder: every one
+# listed in docs/images/PICTURES.md is drawn, as a PNG of page width, the same on a second drawing
+# (scripts/tests/check_pictures.py); skipped, with the reason, where no Python has matplotlib.
+add_test(NAME docs.pictures COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/tests/check_pictures.py
+           ${COURSE_PLOT_PYTHON})
+set_tests_properties(docs.pictures PROPERTIES LABELS cpu TIMEOUT 180 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+
+# The figures the pages quote from a run are the run's (scripts/check_doc_figures.py): every
+# figure in a block marked <!-- figures: PATH... --> is in those JSON files, rounded as printed;
+# and the checker on pages and runs it makes (a stale figure, a goal, a missing file, ...).
+add_test(NAME docs.figures COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check_doc_figures.py)
+set_tests_properties(docs.figures PROPERTIES LABELS cpu TIMEOUT 60)
+add_test(NAME docs.figures.checker
+         COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/tests/check_figures_checker.py)
+set_tests_properties(docs.figures.checker PROPERTIES LABELS cpu TIMEOUT 120)
 
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.

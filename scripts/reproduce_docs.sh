@@ -10,7 +10,8 @@
 #   --part LIST     parts, comma-separated (e.g. runs,sweeps,course), run in this order:
 #                   tests   COURSE_REQUIRE_GPU=1 ctest --preset gpu: <out>/tests.log
 #                   course  every lesson at its default size, as scripts/run_course.sh runs it, and
-#                           course_summary: <out>/course/ (the table of docs/README.md)
+#                           course_summary: <out>/course/ (the table of docs/README.md, as text
+#                           in summary.txt and as JSON in summary.json)
 #                   runs    course_device_info and the lesson runs the pages quote:
 #                           <out>/runs/<name>.txt and .json; a run of a lesson's defaults is
 #                           copied from course/ when that part ran it in this session
@@ -282,10 +283,13 @@ if wants course; then
     fi
   done
   shopt -s nullglob
-  jsons=("$out/course"/*.json)
+  jsons=("$out/course"/[0-9][0-9]_*.json)  # the lessons' own, not summary.json
   shopt -u nullglob
   if have course_summary && [ $((${#jsons[@]} + ${#missing[@]})) -gt 0 ]; then
-    always=1 step course_summary "$out/course/summary.txt" "$bin/course_summary" "${jsons[@]}" "${missing[@]}"
+    # summary.json: the table's lines as JSON (the CPU rows each column comes from, the cells as
+    # printed), which scripts/check_doc_figures.py holds a quoted course table against.
+    always=1 step course_summary "$out/course/summary.txt" "$bin/course_summary" --json "$out/course/summary.json" \
+      "${jsons[@]}" "${missing[@]}"
     cat "$out/course/summary.txt"
   fi
 fi
