@@ -16,25 +16,30 @@
 // fewer warps). The tiles are copied with kernel 08's cp.async helpers and swizzle.
 //
 // Resources (sm_90, nvcc 13, `nvcc -Xptxas -v`; `cuobjdump -res-usage` on the built library
-// says the same): 223 registers per thread for the float4 variant, 216 for the scalar one, under
-// __launch_bounds__(128, 2) (cap 255): 0 bytes of stack, 0 bytes of spill stores and loads.
+// says the same): 223 registers per thread (float4 and scalar variants) under
+// __launch_bounds__(128, 2) (cap 255): 0 bytes of stack, 0 bytes of spill stores and loads; the
+// tuning neighbours below (BK 8 to 32, 2 to 4 stages) use 215 to 255 and do not spill either.
 // Shared memory: 3 stages x (16 x 132 + 16 x 128) floats = 49,920 bytes per block (dynamic);
 // 2 blocks per SM (registers: 2 x 128 x 223 of 65,536), 8 warps per SM.
 #include <mutex>
 
 #include "course/check.hpp"
 #include "tile_io.cuh"
+#include "tuning.hpp"
 
 namespace matmul {
 
 namespace {
 
-constexpr int BM = 128, BN = 128, BK = 16, kStages = 3, kThreads = 128, kMinBlocks = 2;
+constexpr int BM = 128, BN = 128, kThreads = 128, kMinBlocks = 2;
 constexpr int WM = 64, WN = 64;  // a warp's sub-tile: 8 x 4 threads of 8 x 16 outputs
 constexpr int LDA = BM + 4, LDB = BN;
-constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
-constexpr int kSharedBytes = kStages * (kStageA + kStageB) * static_cast<int>(sizeof(float));
 constexpr int kSwizzleGroup = 8;
+// The shipped depth and pipeline (BK 16, 3 stages); matmul_tune times the neighbours (below).
+template <int BK, int kStages>
+constexpr int shared_bytes() {
+  return kStages * BK * (LDA + LDB) * static_cast<int>(sizeof(float));
+}
 static_assert((BM / WM) * (BN / WN) * 32 == kThreads, "4 warps of 64 x 64 cover the block's tile");
 
 // Block -> tile (bm, bn), in groups of kSwizzleGroup block-rows (kernel 08's order, for L2 reuse).
@@ -52,6 +57,7 @@ __device__ __forceinline__ void swizzled_tile(int& bm, int& bn) {
 // [docs:wide_thread_slice]
 // acc += one BK-deep slice: the thread's rows m_first + {0..3}, m_first + 32 + {0..3}; its
 // columns n_first + 16 g + {0..3}, g = 0..3.
+template <int BK>
 __device__ __forceinline__ void multiply_slice(const float* sA, const float* sB, int m_first, int n_first,
                                                float (&acc)[8][16]) {
 #pragma unroll
@@ -100,8 +106,9 @@ __device__ __forceinline__ void store_8x16(const MatmulArgs& p, const float (&ac
   }
 }
 
-template <bool kVec4>
+template <int BK, int kStages, bool kVec4>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) wide_thread_kernel(MatmulArgs p) {
+  constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
   extern __shared__ __align__(16) float shared[];
   float* sA = shared;                      // kStages tiles of A, transposed
   float* sB = shared + kStages * kStageA;  // kStages tiles of B
@@ -136,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) wide_thread_kernel(Matmu
       b_tile.copy(sB + write_stage * kStageB, p, next * BK);
     }
     detail::cp_async_commit();
-    multiply_slice(sA + read_stage * kStageA, sB + read_stage * kStageB, m_first, n_first, acc);
+    multiply_slice<BK>(sA + read_stage * kStageA, sB + read_stage * kStageB, m_first, n_first, acc);
     read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
     write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
   }
@@ -145,26 +152,43 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) wide_thread_kernel(Matmu
 }
 
 template <class Kernel>
-void allow_shared_memory(Kernel kernel, std::once_flag& flag) {
+void allow_shared_memory(Kernel kernel, int bytes, std::once_flag& flag) {
   std::call_once(flag, [&] {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   });
+}
+
+template <int BK, int kStages>
+void launch_config(const MatmulArgs& args, cudaStream_t stream) {
+  if (args.m == 0 || args.n == 0) return;
+  constexpr int kBytes = shared_bytes<BK, kStages>();
+  static std::once_flag vec_flag, scalar_flag;
+  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
+  if (detail::float4_ok(args)) {
+    auto* kernel = wide_thread_kernel<BK, kStages, true>;
+    allow_shared_memory(kernel, kBytes, vec_flag);
+    kernel<<<grid, kThreads, kBytes, stream>>>(args);
+  } else {
+    auto* kernel = wide_thread_kernel<BK, kStages, false>;
+    allow_shared_memory(kernel, kBytes, scalar_flag);
+    kernel<<<grid, kThreads, kBytes, stream>>>(args);
+  }
+  CUDA_CHECK_LAUNCH("wide_thread_kernel");
 }
 
 }  // namespace
 
-void launch_wide_thread(const MatmulArgs& args, cudaStream_t stream) {
-  if (args.m == 0 || args.n == 0) return;
-  static std::once_flag vec_flag, scalar_flag;
-  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
-  if (detail::float4_ok(args)) {
-    allow_shared_memory(wide_thread_kernel<true>, vec_flag);
-    wide_thread_kernel<true><<<grid, kThreads, kSharedBytes, stream>>>(args);
-  } else {
-    allow_shared_memory(wide_thread_kernel<false>, scalar_flag);
-    wide_thread_kernel<false><<<grid, kThreads, kSharedBytes, stream>>>(args);
-  }
-  CUDA_CHECK_LAUNCH("wide_thread_kernel");
+void launch_wide_thread(const MatmulArgs& args, cudaStream_t stream) { launch_config<16, 3>(args, stream); }
+
+namespace tuning {
+std::span<const Variant> wide_thread_variants() {
+  static const Variant variants[] = {
+      {"wide_thread 128x128x8 s3", launch_config<8, 3>},   {"wide_thread 128x128x8 s4", launch_config<8, 4>},
+      {"wide_thread 128x128x16 s2", launch_config<16, 2>}, {"wide_thread 128x128x16 s4", launch_config<16, 4>},
+      {"wide_thread 128x128x32 s2", launch_config<32, 2>}, {"wide_thread 128x128x32 s3", launch_config<32, 3>},
+  };
+  return variants;
 }
+}  // namespace tuning
 
 }  // namespace matmul

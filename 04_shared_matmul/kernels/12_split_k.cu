@@ -36,7 +36,6 @@
 
 namespace matmul {
 
-void launch_wide_thread(const MatmulArgs& args, cudaStream_t stream);  // kernel 11
 
 namespace {
 
