@@ -8,9 +8,10 @@
 //  1. smaller tiles where even a 4-way split of 128 x 128 tiles would leave SMs idle: 64 x 64
 //     (64 threads of 8 x 8 outputs: kernel 08's warp tile, two warps) makes 4 times as many
 //     blocks;
-//  2. split-K: when even those are fewer than the SMs, each tile's k-steps are cut into S
-//     slices, one block per (tile, slice), S chosen so that the grid is about one wave (tiles x S
-//     <= SMs) and every slice keeps at least kMinStepsPerSlice k-steps.
+//  2. split-K: when even those do not fill the SMs, each tile's k-steps are cut into S slices,
+//     one block per (tile, slice), S chosen so that every SM gets about 4 warps (one 128 x 128
+//     block of 8 warps, or two 64 x 64 blocks of 2: a block of 2 warps alone would leave two of
+//     the SM's four schedulers idle) and every slice keeps at least kMinStepsPerSlice k-steps.
 // With enough tiles (at least one per SM at 128 x 128) the launcher runs kernel 11 unchanged.
 //
 // Summing the slices without waiting and in a fixed order: each block writes its partial tile
@@ -160,15 +161,17 @@ void launch_tiles(const MatmulArgs& args, int splits, cudaStream_t stream) {
 
 // [docs:split_k_plan]
 // The table: enough 128 x 128 tiles for every SM -> kernel 11; else 128 x 128 tiles if a split
-// into at most 4 slices fills the SMs, else 64 x 64; then, with fewer tiles than SMs, split K so
-// that tiles x splits <= SMs, each slice at least kMinStepsPerSlice k-steps.
+// into at most 4 slices fills the SMs, else 64 x 64; then, with fewer blocks than the SMs hold,
+// split K: about 4 warps per SM (one 128 x 128 block of 8 warps, or two 64 x 64 blocks of 2),
+// each slice at least kMinStepsPerSlice k-steps.
 SplitKPlan plan_split_k(int m, int n, int k, int sms) {
   const long long tiles128 = static_cast<long long>(detail::ceil_div(m, 128)) * detail::ceil_div(n, 128);
   if (tiles128 >= sms) return {SplitKPlan::kWideThread, 128, 1};
   const int tile = 4 * tiles128 >= sms ? 128 : 64;
   const long long tiles = static_cast<long long>(detail::ceil_div(m, tile)) * detail::ceil_div(n, tile);
   const int steps = std::max(1, detail::ceil_div(k, BK));
-  long long splits = std::max(1LL, sms / tiles);
+  const long long blocks_wanted = static_cast<long long>(sms) * (tile == 128 ? 1 : 2);
+  long long splits = std::max(1LL, blocks_wanted / tiles);
   splits = std::min<long long>(splits, std::max(1, steps / kMinStepsPerSlice));
   if (tiles > kMaxSplitTiles ||
       splits * tiles * static_cast<long long>(tile) * tile > static_cast<long long>(kWorkspaceFloats)) {
