@@ -1,6 +1,7 @@
 // See sm_holder.hpp.
 #include "sm_holder.hpp"
 
+#include <cstddef>
 #include <thread>
 
 #include "course/check.hpp"
@@ -18,7 +19,8 @@ __device__ __forceinline__ unsigned long long global_ns() {
 __global__ void hold_sm_kernel(volatile unsigned* flags, unsigned long long max_ns) {
   extern __shared__ unsigned char reserved[];  // only taken, so that nothing else fits on the SM
   if (threadIdx.x == 0) {
-    atomicAdd_system(const_cast<unsigned*>(flags + 1), 1u);
+    flags[1 + blockIdx.x] = 1;  // a plain store per block: atomics on host memory need hardware support
+    __threadfence_system();      // on its way to the host now, not when the block ends
     const unsigned long long start = global_ns();
     while (flags[0] == 0 && global_ns() - start < max_ns) __nanosleep(10000);
     reserved[0] = 1;
@@ -32,9 +34,9 @@ SmHolder::SmHolder(int blocks, int max_ms) : blocks_(blocks) {
   int device = 0, shared = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(unsigned), cudaHostAllocMapped));
-  flags_[0] = 0;
-  flags_[1] = 0;
+  const std::size_t slots = 1 + static_cast<std::size_t>(blocks_);
+  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags_), slots * sizeof(unsigned), cudaHostAllocMapped));
+  for (std::size_t i = 0; i < slots; ++i) flags_[i] = 0;
   unsigned* device_flags = nullptr;
   CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags), flags_, 0));
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -53,9 +55,12 @@ SmHolder::~SmHolder() {
 
 bool SmHolder::wait_started(std::chrono::milliseconds timeout) const {
   const auto end = std::chrono::steady_clock::now() + timeout;
-  while (static_cast<int>(reinterpret_cast<volatile unsigned*>(flags_)[1]) < blocks_) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const volatile unsigned* started = flags_ + 1;
+  for (int block = 0; block < blocks_; ++block) {
+    while (started[block] == 0) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
   return true;
 }

@@ -14,7 +14,7 @@ namespace matmul::testing {
 
 class SmHolder {
  public:
-  SmHolder(int blocks, int max_ms);  // launches into its own non-blocking stream
+  SmHolder(int blocks, int max_ms);  // blocks >= 1; launches into its own non-blocking stream
   ~SmHolder();                       // releases and waits for the holder to end
   SmHolder(const SmHolder&) = delete;
   SmHolder& operator=(const SmHolder&) = delete;
@@ -26,7 +26,7 @@ class SmHolder {
 
  private:
   int blocks_;
-  unsigned* flags_ = nullptr;  // mapped host memory: [0] release, [1] blocks started
+  unsigned* flags_ = nullptr;  // mapped host memory: [0] release, [1 + b] block b has started
   cudaStream_t stream_ = nullptr;
 };
 
