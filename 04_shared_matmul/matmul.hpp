@@ -66,6 +66,16 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
+// Kernel 12's table (kernels/12_split_k.cu): what runs an m x n x k product on a GPU of `sms`
+// SMs. kWideThread: kernel 11 (enough 128 x 128 tiles); else kTiles128 or kTiles64 with each
+// tile's k-steps cut into `splits` slices (1: none).
+struct SplitKPlan {
+  enum Kind { kWideThread, kTiles128, kTiles64 } kind = kWideThread;
+  int tile = 128;
+  int splits = 1;
+};
+SplitKPlan plan_split_k(int m, int n, int k, int sms);
+
 // ---- CPU -----------------------------------------------------------------------------------
 // All take row-major A (m x k), B (k x n) and write all of C (m x n).
 

@@ -11,6 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +33,7 @@
 #include "exercise_record.hpp"
 #include "gpu_test.hpp"
 #include "matmul.hpp"
+#include "sm_holder.hpp"
 
 namespace {
 
@@ -296,6 +301,35 @@ TEST(MatmulRegistry, TraitsNameTheHeadlineAndCapTheSlowKernels) {
   EXPECT_NE(help.find("(headline)"), std::string::npos) << help;
 }
 
+// Kernel 12's table on an H100's 132 SMs (docs/04_shared_matmul.md, section 16): kernel 11 with
+// a tile per SM, else the tile and the split that give every SM about 4 warps.
+TEST(MatmulSplitK, TheTableFillsTheGpu) {
+  using Kind = matmul::SplitKPlan::Kind;
+  auto expect = [](int m, int n, int k, Kind kind, int tile, int splits) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const matmul::SplitKPlan plan = matmul::plan_split_k(m, n, k, 132);
+    EXPECT_EQ(plan.kind, kind);
+    if (kind != Kind::kWideThread) {
+      EXPECT_EQ(plan.tile, tile);
+      EXPECT_EQ(plan.splits, splits);
+    }
+  };
+  expect(8192, 8192, 8192, Kind::kWideThread, 128, 1);
+  expect(4096, 4096, 1024, Kind::kWideThread, 128, 1);
+  expect(2048, 2048, 2048, Kind::kWideThread, 128, 1);
+  expect(1024, 1024, 1024, Kind::kTiles128, 128, 2);
+  expect(512, 512, 512, Kind::kTiles64, 64, 4);
+  expect(256, 256, 256, Kind::kTiles64, 64, 8);
+  expect(256, 256, 16, Kind::kTiles64, 64, 1);  // one k-step: nothing to split
+  expect(1, 1, 1, Kind::kTiles64, 64, 1);
+  for (int size : {1, 31, 33, 256, 300, 1000, 1600, 3000}) {  // a split never makes more than ~4 warps per SM
+    const matmul::SplitKPlan plan = matmul::plan_split_k(size, size, 4 * size, 132);
+    if (plan.kind == Kind::kWideThread || plan.splits == 1) continue;
+    const long long tiles = static_cast<long long>((size + plan.tile - 1) / plan.tile) * ((size + plan.tile - 1) / plan.tile);
+    EXPECT_LE(tiles * plan.splits, plan.tile == 128 ? 132 : 264) << size;
+  }
+}
+
 // ---- GPU: every kernel of the registry ---------------------------------------------------------
 
 // Every GPU step of a test goes into one stream, the copies in too. A plain cudaMemcpy from
@@ -446,6 +480,70 @@ TEST(GpuStreamK, SharedTilesAreSummedInAFixedOrder) {
     const Problem p = random_problem(s, 11);
     const std::vector<float> first = run_on_gpu(matmul::launch_stream_k, p);
     const std::vector<float> second = run_on_gpu(matmul::launch_stream_k, p);
+    expect_product_matches(first, p);
+    EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float))) << "two runs differ";
+  }
+}
+
+// stream_k's blocks wait for each other, so all of them must be resident at once. Here another
+// kernel of this process holds half of the SMs (one block per SM, all of its shared memory) while
+// stream_k is launched: the cooperative launch either starts the whole grid (now, or when the
+// holder lets go) and the product is right, or refuses with a one-line error naming the kernel.
+// A hang is the failure. Everything is time-bounded: the holder lets go by itself after 20 s,
+// and the test gives up (exit 1, not a hang) if stream_k has not finished 50 s after that.
+TEST(GpuStreamK, FinishesOrRefusesWhileAnotherKernelHoldsHalfTheGpu) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  using namespace std::chrono_literals;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  for (const Shape& s : {Shape{1600, 1600, 1600}, Shape{300, 260, 3000}}) {
+    SCOPED_TRACE("stream_k at " + text(s) + " beside a kernel holding " + std::to_string(std::max(1, sms / 2)) + " SMs");
+    const Problem p = random_problem(s, 13);
+    course::DeviceBuffer<float> a(p.a.size()), b(p.b.size()), c(static_cast<std::size_t>(s.m) * s.n);
+    course::Stream stream;
+    a.copy_from_host_async(p.a, stream.get());
+    b.copy_from_host_async(p.b, stream.get());
+    c.poison(stream.get());
+    stream.synchronize();
+
+    matmul::testing::SmHolder holder(std::max(1, sms / 2), 20000);
+    const bool held = holder.wait_started(5000ms);
+    bool refused = false;
+    try {
+      matmul::launch_stream_k({s.m, s.n, s.k, a.data(), b.data(), c.data()}, stream.get());
+    } catch (const course::ResourceError& error) {
+      refused = true;
+      EXPECT_NE(std::string(error.what()).find("stream_k_kernel"), std::string::npos) << error.what();
+      EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos) << "one line: " << error.what();
+    }
+    if (refused) continue;
+    const bool finished_while_held = matmul::testing::wait_for_stream(stream.get(), 2000ms);
+    holder.release();
+    if (!finished_while_held && !matmul::testing::wait_for_stream(stream.get(), 50000ms)) {
+      ADD_FAILURE() << "stream_k has not finished 50 s after the other kernel let go: it hangs";
+      std::cerr << "GpuStreamK: stream_k hangs; exiting instead of waiting for it" << std::endl;
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+    std::cout << "  stream_k at " << text(s) << ": " << (finished_while_held ? "finished while" : "finished after")
+              << " the other kernel held " << holder.blocks() << " SMs" << (held ? "" : " (not all of its blocks started)")
+              << "\n";
+    std::vector<float> result(c.size());
+    c.copy_to_host(result);
+    expect_product_matches(result, p);
+  }
+}
+
+// split_k sums a tile's slices in slice order, whichever block arrives last: two runs agree bit
+// for bit, at shapes where it splits (256^3: 8 slices; 300 x 260 x 3000; K = 9, one slice).
+TEST(GpuSplitK, SlicesAreSummedInAFixedOrder) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  for (const Shape& s : {Shape{256, 256, 256}, Shape{300, 260, 3000}, Shape{129, 4, 9}, Shape{1024, 1024, 1024}}) {
+    SCOPED_TRACE("split_k at " + text(s));
+    const Problem p = random_problem(s, 17);
+    const std::vector<float> first = run_on_gpu(matmul::launch_split_k, p);
+    const std::vector<float> second = run_on_gpu(matmul::launch_split_k, p);
     expect_product_matches(first, p);
     EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float))) << "two runs differ";
   }

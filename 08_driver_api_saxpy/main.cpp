@@ -13,6 +13,7 @@
 // <<<>>> kernels, end to end, the --fmad=true demo -> what the rows showed (saxpy_rows.cpp).
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "course/format.hpp"
 #include "course/harness.hpp"
@@ -75,6 +76,35 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, ds::DriverPath& path, cons
               .note_after_run = [&path] { return path.runtime_launch.describe(); }});
 }
 
+// The second kernel text (saxpy_one_pass.cuh): one pass, no loop, the grid covering the array
+// once; NVRTC's CUBIN through the driver and nvcc's build through <<<>>>, on the same buffers.
+ds::OnePassRows add_one_pass_rows(course::Lesson& lesson, Data& d, ds::DriverPath& path, int block) {
+  const ds::OnePassRows names{"GPU driver API: saxpy_one_pass (one pass), NVRTC CUBIN, cuModuleLoadData",
+                              "GPU runtime API: saxpy_one_pass (one pass) built by nvcc, <<<>>>"};
+  const std::size_t n = d.x.size();
+  auto driver_shape = std::make_shared<course::LaunchShape>(), runtime_shape = std::make_shared<course::LaunchShape>();
+  lesson.add({.name = names.driver, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup_step = d.load,
+              .run = [&d, &path, n, block, driver_shape](cudaStream_t s) {
+                *driver_shape = ds::launch_driver_one_pass(path.one_pass, block, d.a, path.buffers->x(), path.buffers->y(),
+                                                    path.buffers->out(), n, s);
+              },
+              .check = ds::driver_check(path, d.out, d.reference, [&d](const std::vector<float>& out) {
+                d.seen.one_pass_driver_vs_cubin = ds::compare_bits(d.seen.cubin_out, out);
+              }),
+              .note_after_run = [driver_shape] { return driver_shape->describe(); }});
+  lesson.add({.name = names.runtime, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup_step = d.load,
+              .run = [&d, &path, n, block, runtime_shape](cudaStream_t s) {
+                using ds::as_floats;
+                *runtime_shape = ds::launch_runtime_one_pass(block, d.a, as_floats(path.buffers->x()), as_floats(path.buffers->y()),
+                                                     as_floats(path.buffers->out()), n, s);
+              },
+              .check = ds::driver_check(path, d.out, d.reference, [&d](const std::vector<float>& out) {
+                d.seen.one_pass_runtime_vs_cubin = ds::compare_bits(d.seen.cubin_out, out);
+              }),
+              .note_after_run = [runtime_shape] { return runtime_shape->describe(); }});
+  return names;
+}
+
 // End to end, as the classic runs it, all in its own stream: copies from ordinary host memory,
 // the kernel, the copy back and the synchronization, timed on the host.
 void add_end_to_end(course::Lesson& lesson, Data& d, ds::DriverPath& path, const std::string& what) {
@@ -133,12 +163,13 @@ int run(int argc, char** argv) {
   const std::string what = source.user ? source.entry + " from " + source.name : std::string("saxpy");
   const std::string runtime_row = "GPU runtime API: saxpy built by nvcc, <<<>>>";
   add_kernel_rows(lesson, d, path, what, runtime_row);
+  const ds::OnePassRows one_pass_rows = source.user ? ds::OnePassRows{} : add_one_pass_rows(lesson, d, path, o.block);
   ds::add_library_row(lesson, d, path);  // cublasSaxpy: what a C++ user would call instead
   add_end_to_end(lesson, d, path, what);
   ds::add_contraction_demo(lesson, d, path);
 
   lesson.run_variants();
-  if (lesson.has_gpu()) ds::report_findings(lesson, path, d.seen, d.a, source.user, runtime_row);
+  if (lesson.has_gpu()) ds::report_findings(lesson, path, d.seen, d.a, source.user, runtime_row, one_pass_rows);
   return lesson.finish();
 }
 

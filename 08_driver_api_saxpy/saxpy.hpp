@@ -36,6 +36,8 @@ inline constexpr const char* kEntry = "saxpy";           // the kernel's extern 
 inline constexpr double kBytesPerElement = 12;           // x and y read, out written: 3 x 4 bytes
 inline constexpr int kIlp = 2;                           // float4 groups of x and y per thread per trip (-DSAXPY_ILP)
 inline constexpr int kWaves = 4;                         // default grid: this many waves of resident blocks
+inline constexpr const char* kOnePassEntry = "saxpy_one_pass";  // the second kernel text's kernel
+inline constexpr int kOnePassVectors = 2;                // its float4 groups of x and y per thread (SAXPY_VECTORS)
 
 // ---- CPU (saxpy_cpu.cpp) ----------------------------------------------------------------------
 // Both compute a * x[i] + y[i] as a multiply and an add, each rounded (no contraction).
@@ -53,6 +55,8 @@ course::ReferenceBlock saxpy_fused_reference(float a, std::span<const float> x, 
 // ---- The kernel's source and NVRTC (saxpy_rtc.cpp) -----------------------------------------------
 std::string_view kernel_source();  // saxpy_kernel.cuh, embedded by the build
 inline constexpr const char* kKernelSourceName = "saxpy_kernel.cuh";
+std::string_view one_pass_source();  // saxpy_one_pass.cuh, embedded by the build
+inline constexpr const char* kOnePassSourceName = "saxpy_one_pass.cuh";
 
 enum class CodeKind { cubin, ptx };
 
@@ -108,6 +112,17 @@ course::LaunchShape saxpy_launch(std::size_t n, int block_size, int grid_size, i
 // course::UsageError if it needs more than 2^31 - 1 blocks.
 course::LaunchShape one_thread_per_element(std::size_t n, int block_size);
 
+// The one-pass kernel's launch for n elements at x, y and out: head = elements before the first
+// 16-byte boundary, vectors = whole float4 groups after it, one block per kOnePassVectors x
+// block_size groups. When x, y and out are not misaligned alike (or block_size < 4) no float4
+// can be used: head = n, vectors = 0, one thread per element (at most 2^31 - 1 blocks; the
+// kernel's scalar loop covers the rest).
+struct OnePassSplit {
+  unsigned long long head = 0, vectors = 0;
+  course::LaunchShape launch;
+};
+OnePassSplit one_pass_split(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out, std::size_t n, int block_size);
+
 // std::invalid_argument unless x, y and out are 16-byte aligned (the kernel's float4 accesses).
 void require_aligned(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out);
 
@@ -118,6 +133,9 @@ inline float* as_floats(CUdeviceptr pointer) { return reinterpret_cast<float*>(s
 int runtime_blocks_per_sm(int block_size);  // occupancy of the nvcc-built kernel
 void launch_runtime(const course::LaunchShape& launch, float a, const float* x, const float* y, float* out, std::size_t n,
                     cudaStream_t stream);
+// The one-pass kernel (saxpy_one_pass.cuh), built by nvcc; any 4-byte-aligned x, y, out. Returns its launch.
+course::LaunchShape launch_runtime_one_pass(int block_size, float a, const float* x, const float* y, float* out,
+                                            std::size_t n, cudaStream_t stream);
 
 // ---- The library a user would call instead (saxpy_library.cpp) ----------------------------------------
 // cublasSaxpy in `stream`: y = a * x + y, in place (BLAS level 1 has no separate output).
@@ -128,6 +146,9 @@ void cublas_saxpy_in_place(const course::CublasHandle& handle, float a, const fl
 // cuLaunchKernel(function, grid, block, ..., args): args holds a pointer to each argument.
 void launch_driver(CUfunction function, const course::LaunchShape& launch, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out,
                    std::size_t n, CUstream stream);
+// The one-pass kernel, compiled by NVRTC (its 7 parameters); any 4-byte-aligned x, y, out. Returns its launch.
+course::LaunchShape launch_driver_one_pass(CUfunction function, int block_size, float a, CUdeviceptr x, CUdeviceptr y,
+                                           CUdeviceptr out, std::size_t n, CUstream stream);
 
 // The classic's device side: x, y and out from cuMemAlloc and a stream from cuStreamCreate, in
 // the current context; each step below is one or two driver calls.

@@ -32,6 +32,18 @@ void launch_driver(CUfunction function, const course::LaunchShape& launch, float
 }
 // [docs:end launch_driver]
 
+// The one-pass kernel: three more parameters than saxpy's, the split of the array (saxpy.hpp).
+course::LaunchShape launch_driver_one_pass(CUfunction function, int block_size, float a, CUdeviceptr x, CUdeviceptr y,
+                                           CUdeviceptr out, std::size_t n, CUstream stream) {
+  if (n == 0) return {};
+  OnePassSplit split = one_pass_split(x, y, out, n, block_size);
+  unsigned long long count = n;
+  void* args[] = {&a, &x, &y, &out, &count, &split.head, &split.vectors};
+  CU_CHECK(course::driver::api().cuLaunchKernel(function, static_cast<unsigned>(split.launch.blocks), 1, 1,
+                                                static_cast<unsigned>(block_size), 1, 1, 0, stream, args, nullptr));
+  return split.launch;
+}
+
 // ---- The classic's buffers ----------------------------------------------------------------------
 DriverBuffers::DriverBuffers(std::size_t n)
     : n_(n), x_(n * sizeof(float)), y_(n * sizeof(float)), out_(n * sizeof(float)), stream_() {}

@@ -107,7 +107,7 @@ nlohmann::json contraction(DriverPath& path, const Observed& seen, float a) {
 }  // namespace
 
 void report_findings(course::Lesson& lesson, DriverPath& path, const Observed& seen, float a, bool user_source,
-                     const std::string& runtime_row) {
+                     const std::string& runtime_row, const OnePassRows& one_pass_rows) {
   std::printf("Same context: the runtime's current context %s the driver's primary context (its first call shared it)\n",
               seen.same_context ? "is" : "is NOT");
   std::printf("Bit for bit: CUBIN and PTX outputs %s; driver-API and runtime-API outputs %s%s\n",
@@ -122,6 +122,19 @@ void report_findings(course::Lesson& lesson, DriverPath& path, const Observed& s
     const double ratio = kernel->time->median_ms / runtime->time->median_ms;
     std::printf("Driver-API kernel time / runtime-API kernel time (medians): %.3f\n\n", ratio);
     extra["driver_over_runtime_time"] = ratio;
+  }
+  const auto one_pass_driver = std::ranges::find(report.rows(), one_pass_rows.driver, &course::Row::variant);
+  const auto one_pass_runtime = std::ranges::find(report.rows(), one_pass_rows.runtime, &course::Row::variant);
+  if (!one_pass_rows.driver.empty() && one_pass_driver != report.rows().end() && one_pass_driver->time &&
+      one_pass_runtime != report.rows().end() && one_pass_runtime->time) {
+    const double ratio = one_pass_driver->time->median_ms / one_pass_runtime->time->median_ms;
+    std::printf("One pass (saxpy_one_pass.cuh): driver-API and runtime-API outputs %s the CUBIN row's; "
+                "driver / runtime kernel time (medians): %.3f\n\n",
+                seen.one_pass_driver_vs_cubin.count == 0 && seen.one_pass_runtime_vs_cubin.count == 0 ? "identical to"
+                                                                                                      : "DIFFER from",
+                ratio);
+    extra["one_pass_driver_over_runtime_time"] = ratio;
+    extra["one_pass_differing"] = seen.one_pass_driver_vs_cubin.count + seen.one_pass_runtime_vs_cubin.count;
   }
   extra["contraction"] = contraction(path, seen, a);
   extra["same_context"] = seen.same_context;

@@ -139,6 +139,25 @@ course::LaunchShape one_thread_per_element(std::size_t n, int block_size) {
   return {static_cast<long long>(blocks), block_size};
 }
 
+OnePassSplit one_pass_split(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out, std::size_t n, int block_size) {
+  if (block_size < 1) throw std::invalid_argument("one_pass_split: block_size must be at least 1");
+  const auto block = static_cast<std::size_t>(block_size);
+  const std::size_t groups_per_block = static_cast<std::size_t>(kOnePassVectors) * block;
+  const std::uintptr_t offset = x % 16;
+  OnePassSplit split;
+  if (y % 16 == offset && out % 16 == offset && offset % 4 == 0 && block_size >= 4) {
+    split.head = std::min<std::size_t>(n, (16 - offset) % 16 / 4);
+    split.vectors = (n - split.head) / 4;
+    const std::size_t blocks = std::max<std::size_t>(1, (split.vectors + groups_per_block - 1) / groups_per_block);
+    split.launch = {static_cast<long long>(blocks), block_size};  // at most 2^34 / 8 blocks: within the limit
+  } else {
+    split.head = n;
+    const std::size_t blocks = std::max<std::size_t>(1, (n + block - 1) / block);
+    split.launch = {static_cast<long long>(std::min<std::size_t>(blocks, 2147483647u)), block_size};
+  }
+  return split;
+}
+
 void require_aligned(std::uintptr_t x, std::uintptr_t y, std::uintptr_t out) {
   if ((x | y | out) % 16 != 0) {
     throw std::invalid_argument("saxpy: x, y and out must be 16-byte aligned for the kernel's float4 accesses");

@@ -14,6 +14,9 @@
 #define SAXPY_ILP 2
 #include "saxpy_kernel.cuh"
 static_assert(SAXPY_ILP == driver_saxpy::kIlp, "nvcc and NVRTC must compile the same kernel");
+// The second kernel text, one pass (no loop). SAXPY_VECTORS is its own default, which NVRTC sees too.
+#include "saxpy_one_pass.cuh"
+static_assert(SAXPY_VECTORS == driver_saxpy::kOnePassVectors, "nvcc and NVRTC must compile the same kernel");
 
 namespace driver_saxpy {
 
@@ -30,6 +33,17 @@ void launch_runtime(const course::LaunchShape& launch, float a, const float* x, 
                   reinterpret_cast<std::uintptr_t>(out));
   ::saxpy<<<static_cast<unsigned>(launch.blocks), static_cast<unsigned>(launch.threads), 0, stream>>>(a, x, y, out, static_cast<unsigned long long>(n));
   CUDA_CHECK_LAUNCH("saxpy (nvcc, <<<>>>)");
+}
+
+course::LaunchShape launch_runtime_one_pass(int block_size, float a, const float* x, const float* y, float* out,
+                                            std::size_t n, cudaStream_t stream) {
+  if (n == 0) return {};
+  const OnePassSplit split = one_pass_split(reinterpret_cast<std::uintptr_t>(x), reinterpret_cast<std::uintptr_t>(y),
+                                            reinterpret_cast<std::uintptr_t>(out), n, block_size);
+  ::saxpy_one_pass<<<static_cast<unsigned>(split.launch.blocks), static_cast<unsigned>(block_size), 0, stream>>>(
+      a, x, y, out, static_cast<unsigned long long>(n), split.head, split.vectors);
+  CUDA_CHECK_LAUNCH("saxpy_one_pass (nvcc, <<<>>>)");
+  return split.launch;
 }
 
 }  // namespace driver_saxpy

@@ -114,8 +114,10 @@ DriverPath reserve_driver_path(course::Lesson& lesson) {
   auto& module = lesson.slot<course::driver::Module>();
   auto& library = lesson.slot<course::driver::Library>();
   auto& fused_module = lesson.slot<course::driver::Module>();
+  auto& one_pass_module = lesson.slot<course::driver::Module>();
   auto& buffers = lesson.slot<DriverBuffers>();
-  return {device, context, module, library, fused_module, buffers, nullptr, nullptr, nullptr, {}, {}};
+  return {device, context, module, library, fused_module, one_pass_module, buffers, nullptr, nullptr, nullptr, nullptr,
+          {}, {}};
 }
 
 int init_driver(DriverPath& path, int ordinal) {
@@ -189,6 +191,12 @@ void load_code(DriverPath& path, const DriverSetup& setup, std::span<const float
       compile_or_show_log(setup.source, setup.compiled.cubin.target, {.fmad = true, .defines = {}, .name_expressions = {}});
   path.fused_module.emplace(fused.image.data());
   path.fused = path.fused_module->function(entry);
+  if (!setup.source.user) {  // the second kernel text, for the same GPU, with the same options
+    const Source one_pass{std::string(one_pass_source()), kOnePassSourceName, kOnePassEntry, false};
+    const Compiled compiled = compile_or_show_log(one_pass, setup.compiled.cubin.target);
+    path.one_pass_module.emplace(compiled.image.data());
+    path.one_pass = path.one_pass_module->function(kOnePassEntry);
+  }
 
   const std::size_t n = x.size();
   const int sm_count = path.device->sm_count();

@@ -65,8 +65,9 @@ struct DriverPath {
   course::Slot<course::driver::Module>& module;        // CUBIN, --fmad=false
   course::Slot<course::driver::Library>& library;      // PTX, JIT-compiled by the driver
   course::Slot<course::driver::Module>& fused_module;  // CUBIN, --fmad=true (the contraction demo)
+  course::Slot<course::driver::Module>& one_pass_module;  // CUBIN of the second text, saxpy_one_pass.cuh
   course::Slot<DriverBuffers>& buffers;                // cuMemAlloc x 3, cuStreamCreate
-  CUfunction cubin = nullptr, ptx = nullptr, fused = nullptr;
+  CUfunction cubin = nullptr, ptx = nullptr, fused = nullptr, one_pass = nullptr;  // one_pass: not for --kernel-file
   course::LaunchShape launch, runtime_launch;
 };
 DriverPath reserve_driver_path(course::Lesson& lesson);
@@ -111,6 +112,7 @@ struct Observed {
   bool same_context = false;              // the runtime's current context is the driver's
   std::vector<float> cubin_out;           // the CUBIN row's output: the others are compared with it
   Difference cubin_vs_ptx, driver_vs_runtime;
+  Difference one_pass_driver_vs_cubin, one_pass_runtime_vs_cubin;  // the second text's rows
   std::vector<float> demo_values;         // the a's of the contraction demo
   std::vector<std::vector<float>> fused_outs;
   std::vector<course::VerifyResult> fused_checks;
@@ -140,7 +142,11 @@ void add_library_row(course::Lesson& lesson, RowData& data, DriverPath& path);
 
 // After the table: one context, identical bits, the time ratio of the driver's and the runtime's
 // kernels (`runtime_row` names the latter), what contraction changed; printed and in the JSON.
+// The second text's rows (`one_pass_rows`: driver, runtime), when they ran: their bits and time ratio.
+struct OnePassRows {
+  std::string driver, runtime;
+};
 void report_findings(course::Lesson& lesson, DriverPath& path, const Observed& seen, float a, bool user_source,
-                     const std::string& runtime_row);
+                     const std::string& runtime_row, const OnePassRows& one_pass_rows = {});
 
 }  // namespace driver_saxpy

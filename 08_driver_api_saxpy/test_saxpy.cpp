@@ -300,6 +300,39 @@ TEST(SaxpyExercise, NameExpressionsGiveTheMangledNamesOfEachInstance) {
   }
 }
 
+// ---- The second kernel text: one pass -------------------------------------------------------------
+TEST(SaxpyOnePass, SourceCompilesToPtxWithOneExternCEntry) {
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const driver_saxpy::Compiled compiled =
+      driver_saxpy::compile(driver_saxpy::one_pass_source(), driver_saxpy::kOnePassSourceName, target);
+  EXPECT_EQ(driver_saxpy::ptx_entries(compiled.ptx), std::vector<std::string>{driver_saxpy::kOnePassEntry});
+  EXPECT_EQ(compiled.ptx.find("fma.rn.f32"), std::string::npos) << "--fmad=false: a multiply and an add";
+}
+
+TEST(SaxpyOnePass, SplitCoversTheArrayOnceAndSendsMismatchedAlignmentsToTheScalarPath) {
+  // Aligned: no head, n / 4 groups, one block per kOnePassVectors x 256 groups.
+  driver_saxpy::OnePassSplit split = driver_saxpy::one_pass_split(256, 512, 1024, 1000003, 256);
+  EXPECT_EQ(split.head, 0u);
+  EXPECT_EQ(split.vectors, 1000003u / 4);
+  const unsigned long long per_block = driver_saxpy::kOnePassVectors * 256ull;
+  EXPECT_EQ(split.launch.blocks, static_cast<long long>((split.vectors + per_block - 1) / per_block));
+  // All three one float past a 16-byte boundary: 3 scalar elements first.
+  split = driver_saxpy::one_pass_split(260, 516, 1028, 100, 256);
+  EXPECT_EQ(split.head, 3u);
+  EXPECT_EQ(split.vectors, 24u);  // 97 elements after the head: 24 groups and 1 in the tail
+  split = driver_saxpy::one_pass_split(264, 520, 1032, 1, 256);  // head larger than n
+  EXPECT_EQ(split.head, 1u);
+  EXPECT_EQ(split.vectors, 0u);
+  EXPECT_EQ(split.launch.blocks, 1);
+  // Misaligned differently: every element scalar, one thread each.
+  split = driver_saxpy::one_pass_split(260, 512, 1024, 1000, 256);
+  EXPECT_EQ(split.head, 1000u);
+  EXPECT_EQ(split.vectors, 0u);
+  EXPECT_EQ(split.launch.blocks, 4);
+  split = driver_saxpy::one_pass_split(256, 512, 1024, 1000, 2);  // too few threads for the ends
+  EXPECT_EQ(split.vectors, 0u);
+}
+
 // ---- GPU: the driver API ----------------------------------------------------------------------------
 // What every driver test does first: cuInit, device 0, its primary context made current (the
 // runtime probe in COURSE_REQUIRE_GPU_OR_SKIP has already created it: the retain shares it).
@@ -574,3 +607,63 @@ TEST(GpuSaxpyExercise, TheStarterAsShippedFailsVerification) {
 }
 
 }  // namespace
+
+// ---- GPU: the second kernel text, one pass ----------------------------------------------------------
+// The one-pass kernel, NVRTC's CUBIN through the driver and nvcc's build through <<<>>>, at every
+// awkward size and on views of x, y and out that start 0 to 3 floats into their buffers (alike:
+// scalar head; different: every element scalar), bit for bit against the CPU; nothing written
+// outside the view (the guard elements stay NaN).
+TEST(GpuSaxpyOnePass, DriverAndRuntimeMatchTheCpuBitForBitAtAwkwardSizesAndMisalignedViews) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  CUDA_CHECK(cudaSetDevice(0));
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
+      session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
+  const driver_saxpy::Compiled cubin =
+      driver_saxpy::compile(driver_saxpy::one_pass_source(), driver_saxpy::kOnePassSourceName, target);
+  const course::driver::Module module(cubin.image.data());
+  const CUfunction function = module.function(driver_saxpy::kOnePassEntry);
+  const std::uint64_t seed = course::fresh_seed();
+  struct Offsets {
+    std::size_t x, y, out;
+  };
+  const Offsets offsets[] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {1, 0, 0}, {0, 3, 1}, {2, 1, 3}};
+  const std::size_t sizes[] = {1, 2, 3, 4, 5, 7, 31, 33, 255, 257, 1023, 1025, 4099, (std::size_t{1} << 20) + 3};
+  for (const std::size_t n : sizes) {
+    const Inputs inputs = random_inputs(n, seed);
+    for (const float a : kAValues) {
+      const std::vector<float> expected = cpu_saxpy(a, inputs);
+      for (const Offsets& o : offsets) {
+        for (const int block : {256, 32, 1024}) {
+          SCOPED_TRACE(trace(n, a, seed) + ", offsets x " + std::to_string(o.x) + " y " + std::to_string(o.y) +
+                       " out " + std::to_string(o.out) + ", block " + std::to_string(block));
+          course::DeviceBuffer<float> x(n + 4), y(n + 4), out(n + 8);
+          x.copy_from_host(std::vector<float>(n + 4, kNaN));
+          y.copy_from_host(std::vector<float>(n + 4, kNaN));
+          CUDA_CHECK(cudaMemcpy(x.data() + o.x, inputs.x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+          CUDA_CHECK(cudaMemcpy(y.data() + o.y, inputs.y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+          for (const bool driver : {true, false}) {
+            SCOPED_TRACE(driver ? "driver API (NVRTC)" : "runtime API (nvcc)");
+            out.poison();
+            if (driver) {
+              driver_saxpy::launch_driver_one_pass(function, block, a, reinterpret_cast<CUdeviceptr>(x.data() + o.x),
+                                                   reinterpret_cast<CUdeviceptr>(y.data() + o.y),
+                                                   reinterpret_cast<CUdeviceptr>(out.data() + o.out), n, nullptr);
+            } else {
+              driver_saxpy::launch_runtime_one_pass(block, a, x.data() + o.x, y.data() + o.y, out.data() + o.out, n,
+                                                    nullptr);
+            }
+            CUDA_CHECK(cudaDeviceSynchronize());
+            std::vector<float> all(n + 8, 0.0f);
+            out.copy_to_host(all);
+            const std::vector<float> view(all.begin() + static_cast<std::ptrdiff_t>(o.out),
+                                          all.begin() + static_cast<std::ptrdiff_t>(o.out + n));
+            ASSERT_TRUE(same_bits(view, expected));
+            for (std::size_t i = 0; i < o.out; ++i) ASSERT_TRUE(std::isnan(all[i])) << "wrote before out, at " << i;
+            for (std::size_t i = o.out + n; i < all.size(); ++i) ASSERT_TRUE(std::isnan(all[i])) << "wrote past out";
+          }
+        }
+      }
+    }
+  }
+}

@@ -14,16 +14,26 @@
 // block starts its share with the tile's last k-steps, so it is done first: it stores its sum
 // to C and marks the tile (a flag in global memory: one count per tile). The next one waits for
 // the mark, adds its sum to what C holds, and so on; the block that holds the tile's first
-// k-steps (at the end of its own share) finishes the tile. A block only ever waits for blocks
-// whose share started later in the list, and the grid is no larger than what is resident at
-// once, so every block it waits for is running: no deadlock. (The flags are a fixed array in
+// k-steps (at the end of its own share) finishes the tile. (The flags are a fixed array in
 // device memory, tagged with a launch number, so no launch has to clear them; two stream_k
 // launches must not run at the same time, which the lesson, its tests and its sweep never do.)
+//
+// The rule that makes such a wait safe: a block may only wait for a block that is guaranteed to
+// run. A grid no larger than what the occupancy calculator says fits is not enough when it is
+// launched with <<<>>>: that launch promises nothing about which blocks are resident together.
+// If another kernel (this process's, another's under MPS) holds some SMs, part of the grid starts,
+// the rest queues, and a started block can spin on the SM its queued producer needs. So the grid
+// is launched cooperatively (cudaLaunchCooperativeKernel): the driver starts all its blocks
+// together or refuses the launch (cudaErrorCooperativeLaunchTooLarge), and the launcher turns a
+// refusal into a one-line error naming the kernel (exit 3). Above kMaxTiles tiles no block
+// waits (one tile per block), and that grid, larger than the GPU holds, is launched plainly.
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <string>
 
 #include "course/check.hpp"
+#include "course/errors.hpp"
 #include "cp_async_pipeline.cuh"
 #include "tile_io.cuh"
 #include "warp_tile.cuh"
@@ -171,6 +181,19 @@ int sm_count() {
   return count;
 }
 
+// Whether the device can start a grid with all its blocks resident at once (cooperative launch).
+bool cooperative_launch_supported() {
+  int device = 0, supported = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
+  return supported != 0;
+}
+
+[[noreturn]] void refuse(const std::string& why) {
+  throw course::ResourceError("stream_k_kernel: " + why +
+                              "; its blocks wait for each other, so it runs only when all of them are resident");
+}
+
 }  // namespace
 
 void launch_stream_k(const MatmulArgs& args, cudaStream_t stream) {
@@ -195,8 +218,23 @@ void launch_stream_k(const MatmulArgs& args, cudaStream_t stream) {
   const long long useful = std::max(1LL, plan.total_steps / kMinStepsPerBlock);
   plan.blocks = static_cast<int>(tiles > kMaxTiles ? tiles : std::min(resident, useful));
   plan.launch = (launches.fetch_add(1) + 1) & 0xFFFFFFu;
-  kernel<<<plan.blocks, kThreads, kSharedBytes, stream>>>(args, plan);
-  CUDA_CHECK_LAUNCH("stream_k_kernel");
+  if (tiles > kMaxTiles) {  // one tile per block: no block waits for another
+    kernel<<<plan.blocks, kThreads, kSharedBytes, stream>>>(args, plan);
+    CUDA_CHECK_LAUNCH("stream_k_kernel");
+    return;
+  }
+  // Blocks wait for each other: all of them must be resident at once, which only a cooperative
+  // launch guarantees (the driver starts the whole grid together, or refuses).
+  if (!cooperative_launch_supported()) refuse("this device does not support cooperative launch");
+  MatmulArgs kernel_args = args;
+  void* params[] = {&kernel_args, &plan};  // the kernel's parameters, in order
+  const cudaError_t status =
+      cudaLaunchCooperativeKernel(kernel, dim3(plan.blocks), dim3(kThreads), params, kSharedBytes, stream);
+  if (status == cudaErrorCooperativeLaunchTooLarge) {
+    (void)cudaGetLastError();  // clear it: the refusal is reported below, once
+    refuse("the device refused a cooperative grid of " + std::to_string(plan.blocks) + " blocks");
+  }
+  CUDA_CHECK(status);
 }
 
 }  // namespace matmul

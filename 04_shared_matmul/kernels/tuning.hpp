@@ -1,4 +1,4 @@
-// Other tile shapes and pipeline depths of kernels 06 to 08, for the tuning benchmark
+// Other tile shapes and pipeline depths of kernels 06 to 09 and 11, for the tuning benchmark
 // (matmul_tune) and the exercises: the lesson's registry holds the configuration each kernel
 // ships with; these are its neighbours, measured to justify that choice.
 #pragma once
@@ -19,5 +19,6 @@ std::span<const Variant> warp_tiled_variants();       // kernels/06_warp_tiled.c
 std::span<const Variant> double_buffered_variants();  // kernels/07_double_buffered.cu
 std::span<const Variant> cp_async_variants();         // kernels/08_cp_async.cu
 std::span<const Variant> cp_async_16b_variants();     // kernels/09_cp_async_16b.cu
+std::span<const Variant> wide_thread_variants();      // kernels/11_wide_thread.cu
 
 }  // namespace matmul::tuning
