@@ -60,7 +60,7 @@ ReduceShape launch(const float* x, std::size_t n, float* y, const ReduceWorkspac
   const long long blocks = reduction_grid(reinterpret_cast<const void*>(kernel), n, threads, 4 * Ilp, config.grid_size);
   kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(x, n, work.partials, work.counter, work.scalars);
   CUDA_CHECK_LAUNCH("sum_shifted_exp");                                                   // pass 2: S
-  reduce_device::launch_softmax_normalize(x, n, y, work.scalars, threads, stream);        // pass 3: y
+  reduce_device::launch_softmax_normalize<Ilp>(x, n, y, work.scalars, threads, stream);        // pass 3: y
   // [docs:end launch]
   const double per_thread = std::ceil(static_cast<double>(n) / (static_cast<double>(blocks) * threads * 4)) + 4;
   return {{blocks, threads}, grid_sum_depth(per_thread, threads, blocks, threads)};

@@ -96,7 +96,7 @@ ReduceShape launch(const float* x, std::size_t n, float* y, const ReduceWorkspac
   const long long blocks = reduction_grid(reinterpret_cast<const void*>(kernel), n, threads, 4 * Ilp, config.grid_size);
   kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(x, n, work.partials, work.counter, work.scalars);
   CUDA_CHECK_LAUNCH("online_max_sum");                                                // pass 1: m and S
-  reduce_device::launch_softmax_normalize(x, n, y, work.scalars, threads, stream);   // pass 2: y
+  reduce_device::launch_softmax_normalize<Ilp>(x, n, y, work.scalars, threads, stream);   // pass 2: y
   // One thread's chain of rescaled additions, then the trees.
   const double per_thread = std::ceil(static_cast<double>(n) / (static_cast<double>(blocks) * threads)) + 4;
   return {{blocks, threads}, grid_sum_depth(per_thread, threads, blocks, threads)};
