@@ -4,6 +4,7 @@
 //   01_vector_exp                        10,000,000 elements (the default), every kernel
 //   01_vector_exp -l 67108864            2^26 elements: 512 MiB of traffic, far beyond the L2 cache
 //   01_vector_exp --kernel grid_stride   one kernel of the progression (kernels/registry.inc)
+//   01_vector_exp --op softmax           part two: sum, max or softmax instead (softmax_rows.cpp)
 // Beside the kernels, the same exp through Thrust and CUB (library.cu): the "vs lib" column.
 // The harness (course/harness.hpp) verifies, times and reports every row declared here; the
 // copies, end to end and what follows the table are in vector_exp_rows.cpp.
@@ -17,6 +18,7 @@
 #include "course/main.hpp"
 #include "course/random.hpp"
 #include "vector_exp.hpp"
+#include "softmax_rows.hpp"
 #include "vector_exp_rows.hpp"
 
 namespace {
@@ -94,9 +96,11 @@ int run(int argc, char** argv) {
   Data d;
   std::vector<std::string> selected;
   int show = 6;
-  lesson.add_kernel_option(selected, vector_exp::kernels());
+  std::string op = "exp";
+  vector_exp::add_op_and_kernel_options(lesson, selected, op);  // --op, and --kernel for every part
   vector_exp::add_launch_options(lesson.cli(), d.launch, show);
   const course::CommonOptions& options = lesson.parse(argc, argv);
+  if (op != "exp") return vector_exp::run_reduction_part(lesson, op, selected, d.launch);  // part two
   const std::size_t n = static_cast<std::size_t>(options.size);
   lesson.set_title("y = exp(x) over " + course::format_count(n) + " floats");
   // Before the host allocates gigabytes it would not need: do x and y fit in the GPU?

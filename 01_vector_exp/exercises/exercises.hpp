@@ -14,3 +14,17 @@ void launch_gaussian_starter(const float* x, float* y, std::size_t n, cudaStream
 void launch_gaussian_solution(const float* x, float* y, std::size_t n, cudaStream_t stream);
 
 }  // namespace vector_exp::exercises
+
+namespace vector_exp::exercises {
+
+// Exercise 2 (part two): the max of x with warp shuffles. *result = max of x[0, n), n >= 1.
+void launch_warp_max_starter(const float* x, std::size_t n, float* result, cudaStream_t stream);
+void launch_warp_max_solution(const float* x, std::size_t n, float* result, cudaStream_t stream);
+
+// Exercise 3 (part two): log-sum-exp in one pass, *result = log(sum_i exp(x_i)), n >= 1.
+// `partials` holds 2 * kLogSumExpBlocks floats of scratch.
+inline constexpr int kLogSumExpBlocks = 256;
+void launch_log_sum_exp_starter(const float* x, std::size_t n, float* partials, float* result, cudaStream_t stream);
+void launch_log_sum_exp_solution(const float* x, std::size_t n, float* partials, float* result, cudaStream_t stream);
+
+}  // namespace vector_exp::exercises
