@@ -13,13 +13,14 @@
 //    and the last K mod 8 taps in one chunk of exactly that many (a switch over 7 compiled
 //    sizes). Every K from 1 to 63 runs the same code, with exactly K^2 multiply-adds per output:
 //    no filter size falls to a slow generic loop. Step 03 compiled K = 3, 5, 7 only; K = 9 and
-//    up ran a scalar loop about 10x slower per multiply-add.
+//    up ran a scalar loop, several times slower per multiply-add.
 //  - what binds changes with K: an output costs 8 bytes of DRAM (read once, written once) and
 //    K^2 FMAs. Small K (5 x 5: 25 FMAs per 8 bytes) is memory-bound, so the tile's load phase
 //    keeps many loads in flight (11 per thread, unrolled); large K (31 x 31: 961 FMAs per 8
 //    bytes) is bound by the FP32 FMA pipes, so the inner loop is almost all FMAs.
 // The tile: 256 outputs wide (32 threads x 8), 8 x R rows high (8 thread rows, R outputs each:
-// R = 4, 2 or 1 as K grows, so the tile and its halo stay within about 90 KiB of shared memory).
+// R = 4, 2 or 1 as K grows, so the tile and its halo stay within about 90 KiB of shared memory;
+// fewer on a small image, so that every SM gets several blocks).
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,16 +41,20 @@ constexpr int kTileWidth = kThreadsX * kOutputsPerThread;    // 256 outputs per 
 __host__ __device__ constexpr int tile_stride(int k) { return (kTileWidth + k + 2 + 3) / 4 * 4; }
 constexpr int kMaxLoadSteps = (tile_stride(kMaxDirectFilterSize) + kThreadsX - 1) / kThreadsX;  // per tile row
 
-// Output rows per thread: taller tiles (less halo per output) while the tile stays small.
-__host__ __device__ constexpr int rows_per_thread(int k) { return k <= 15 ? 4 : k <= 31 ? 2 : 1; }
-constexpr std::size_t shared_bytes(int k) {
-  return static_cast<std::size_t>(kThreadsY * rows_per_thread(k) + k - 1) * tile_stride(k) * sizeof(float);
+// Output rows per thread: taller tiles (less halo per output) while the tile stays small. The
+// launcher takes fewer when the image gives too few blocks to fill every SM several times.
+constexpr int rows_per_thread(int k) { return k <= 15 ? 4 : k <= 31 ? 2 : 1; }
+constexpr std::size_t shared_bytes(int k, int rows_each) {
+  return static_cast<std::size_t>(kThreadsY * rows_each + k - 1) * tile_stride(k) * sizeof(float);
 }
 
 // The most any K up to 63 needs (the kernel's shared-memory limit is one setting for all sizes).
 constexpr std::size_t max_shared_bytes() {
   std::size_t most = 0;
-  for (int k = 1; k <= kMaxDirectFilterSize; k += 2) most = shared_bytes(k) > most ? shared_bytes(k) : most;
+  for (int k = 1; k <= kMaxDirectFilterSize; k += 2) {
+    const std::size_t bytes = shared_bytes(k, rows_per_thread(k));
+    most = bytes > most ? bytes : most;
+  }
   return most;
 }
 
@@ -59,10 +64,10 @@ int g_loaded_filter = 0;  // which convolver's filter c_taps holds (detail::next
 
 
 __global__ void __launch_bounds__(kThreadsX * kThreadsY)
-    direct_blocked_kernel(const float* __restrict__ in, float* __restrict__ out, int height, int width, int k) {
+    direct_blocked_kernel(const float* __restrict__ in, float* __restrict__ out, int height, int width, int k,
+                          int rows_each) {
   const int r = k / 2;
   const int stride = tile_stride(k);
-  const int rows_each = rows_per_thread(k);
   const int tile_rows = kThreadsY * rows_each + k - 1;
   extern __shared__ float4 tile_storage[];  // float4: the tile is 16-byte aligned
   float* tile = reinterpret_cast<float*>(tile_storage);
@@ -140,6 +145,14 @@ class DirectBlocked final : public GpuConvolver {
     // Over 48 KiB of dynamic shared memory needs the kernel's consent (up to 227 KiB on an H100).
     CUDA_CHECK(cudaFuncSetAttribute(direct_blocked_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(max_shared_bytes())));
+    // Rows per thread: as many as K allows, fewer while the grid would give an SM under 4 blocks
+    // (1024 x 1024 with 4 rows per thread: 128 blocks for 132 SMs, one block each, its load
+    // phase not hidden behind another block's sums).
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    rows_each_ = rows_per_thread(f.size);
+    while (rows_each_ > 1 && static_cast<long long>(grid().x) * grid().y < 4ll * sms) rows_each_ /= 2;
     id_ = detail::next_filter_id();
     upload(stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -148,11 +161,8 @@ class DirectBlocked final : public GpuConvolver {
   void run(cudaStream_t stream) override {
     if (g_loaded_filter != id_) upload(stream);  // another convolver's filter is in c_taps now
     const int k = p_.filter->size;
-    const int tile_height = kThreadsY * rows_per_thread(k);
-    const dim3 block(kThreadsX, kThreadsY);
-    const dim3 grid((p_.width + kTileWidth - 1) / kTileWidth, (p_.height + tile_height - 1) / tile_height);
-    direct_blocked_kernel<<<grid, block, shared_bytes(k), stream>>>(p_.input->data(), p_.output->data(), p_.height,
-                                                                     p_.width, k);
+    direct_blocked_kernel<<<grid(), dim3(kThreadsX, kThreadsY), shared_bytes(k, rows_each_), stream>>>(
+        p_.input->data(), p_.output->data(), p_.height, p_.width, k, rows_each_);
     CUDA_CHECK_LAUNCH("direct_blocked_kernel");
   }
 
@@ -163,11 +173,17 @@ class DirectBlocked final : public GpuConvolver {
 
   std::string note() const override {
     const int k = p_.filter->size;
-    return "tile 256 x " + std::to_string(kThreadsY * rows_per_thread(k)) + " + halo " + std::to_string(k - 1) +
-           ", 8 outputs per thread, " + std::to_string(shared_bytes(k) / 1024) + " KiB shared per block";
+    return "tile 256 x " + std::to_string(kThreadsY * rows_each_) + " + halo " + std::to_string(k - 1) +
+           ", 8 x " + std::to_string(rows_each_) + " outputs per thread, " +
+           std::to_string(shared_bytes(k, rows_each_) / 1024) + " KiB shared per block";
   }
 
  private:
+  dim3 grid() const {
+    const int tile_height = kThreadsY * rows_each_;
+    return dim3((p_.width + kTileWidth - 1) / kTileWidth, (p_.height + tile_height - 1) / tile_height);
+  }
+
   void upload(cudaStream_t stream) {
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_taps, flipped_.data(), flipped_.size() * sizeof(float), 0,
                                        cudaMemcpyHostToDevice, stream));
@@ -176,6 +192,7 @@ class DirectBlocked final : public GpuConvolver {
 
   GpuProblem p_;
   std::vector<float> flipped_;
+  int rows_each_ = 1;
   int id_ = 0;
 };
 

@@ -9,7 +9,7 @@
 //    outputs of a row, the pixels as float4 from a shared strip, each tap read once and used 8
 //    times (kernels/register_chunk.cuh);
 //  - the column pass has each thread 4 neighbouring columns x 8 rows: one 16-byte shared load
-//    (a row of its 4 columns) serves the 4 columns of up to 8 outputs (32 FMAs), the taps of a
+//    (a row of its 4 columns) serves the 4 columns of up to 8 rows (32 FMAs), the taps of a
 //    chunk of 8 sit in registers. A warp's 32 float4 loads are 512 consecutive bytes: no bank
 //    conflict, and its global loads and stores are coalesced along the row.
 // Both passes read and write the image once (16 bytes per pixel in all, through a scratch image).
@@ -77,27 +77,27 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY)
   }
 }
 
-// ---- Pass 2: columns. A block: 64 rows x 128 columns, each thread 8 rows x 4 columns. ----
-constexpr int kColumnWidth = 4, kColumnRows = 8;
+// ---- Pass 2: columns. A block: 8 kRows rows x 128 columns, each thread kRows rows x 4 columns
+// (kRows = 8; 4 on an image too small to give every SM two blocks of 64 rows). ----
+constexpr int kColumnWidth = 4;
 constexpr int kColumnTileWidth = kThreadsX * kColumnWidth;  // 128
-constexpr int kColumnTileHeight = kThreadsY * kColumnRows;  // 64
-constexpr std::size_t column_shared_bytes(int k) {
-  return static_cast<std::size_t>(kColumnTileHeight + k - 1) * kColumnTileWidth * sizeof(float);
+constexpr std::size_t column_shared_bytes(int k, int rows) {
+  return static_cast<std::size_t>(kThreadsY * rows + k - 1) * kColumnTileWidth * sizeof(float);
 }
 
 // acc[q] += sum over j < kTaps of taps[j] * strip row (q + j), 4 columns at once: the strip's
 // rows come in as float4 one by one, each used by every output q it reaches.
-template <int kTaps>
+template <int kRows, int kTaps>
 __device__ __forceinline__ void accumulate_column_chunk(const float* __restrict__ strip, const float* taps,
-                                                        float4 (&acc)[kColumnRows]) {
+                                                        float4 (&acc)[kRows]) {
   float w[kTaps];
 #pragma unroll
   for (int j = 0; j < kTaps; ++j) w[j] = taps[j];
 #pragma unroll
-  for (int m = 0; m < kColumnRows + kTaps - 1; ++m) {
+  for (int m = 0; m < kRows + kTaps - 1; ++m) {
     const float4 v = *reinterpret_cast<const float4*>(strip + m * kColumnTileWidth);
 #pragma unroll
-    for (int q = 0; q < kColumnRows; ++q) {
+    for (int q = 0; q < kRows; ++q) {
       const int j = m - q;  // known at compile time: no test in the code
       if (j >= 0 && j < kTaps) {
         acc[q].x = fmaf(w[j], v.x, acc[q].x);
@@ -109,13 +109,14 @@ __device__ __forceinline__ void accumulate_column_chunk(const float* __restrict_
   }
 }
 
+template <int kRows>
 __global__ void __launch_bounds__(kThreadsX * kThreadsY)
     column_pass_blocked_kernel(const float* __restrict__ scratch, float* __restrict__ out, int height, int width, int k) {
   extern __shared__ float4 column_storage[];
-  float* tile = reinterpret_cast<float*>(column_storage);  // (64 + k - 1) rows x 128 columns
+  float* tile = reinterpret_cast<float*>(column_storage);  // (8 kRows + k - 1) rows x 128 columns
   const int radius = k / 2;
-  const int col0 = blockIdx.x * kColumnTileWidth, row0 = blockIdx.y * kColumnTileHeight;
-  const int tile_rows = kColumnTileHeight + k - 1;
+  const int col0 = blockIdx.x * kColumnTileWidth, row0 = blockIdx.y * kThreadsY * kRows;
+  const int tile_rows = kThreadsY * kRows + k - 1;
   for (int a = threadIdx.y; a < tile_rows; a += kThreadsY) {
     const int row = row0 - radius + a;
     const bool row_inside = row >= 0 && row < height;
@@ -130,26 +131,26 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY)
     for (int m = 0; m < kColumnWidth; ++m) tile[a * kColumnTileWidth + threadIdx.x + m * kThreadsX] = values[m];
   }
   __syncthreads();
-  const int first_row = threadIdx.y * kColumnRows, first_col = threadIdx.x * kColumnWidth;
-  float4 acc[kColumnRows] = {};
+  const int first_row = threadIdx.y * kRows, first_col = threadIdx.x * kColumnWidth;
+  float4 acc[kRows] = {};
   const float* strip = tile + first_row * kColumnTileWidth + first_col;
   int i = 0;
-  for (; i + 8 <= k; i += 8) accumulate_column_chunk<8>(strip + i * kColumnTileWidth, c_column_taps + i, acc);
+  for (; i + 8 <= k; i += 8) accumulate_column_chunk<kRows, 8>(strip + i * kColumnTileWidth, c_column_taps + i, acc);
   const float* rest = strip + i * kColumnTileWidth;
   switch (k - i) {  // the last K mod 8 taps
-    case 1: accumulate_column_chunk<1>(rest, c_column_taps + i, acc); break;
-    case 2: accumulate_column_chunk<2>(rest, c_column_taps + i, acc); break;
-    case 3: accumulate_column_chunk<3>(rest, c_column_taps + i, acc); break;
-    case 4: accumulate_column_chunk<4>(rest, c_column_taps + i, acc); break;
-    case 5: accumulate_column_chunk<5>(rest, c_column_taps + i, acc); break;
-    case 6: accumulate_column_chunk<6>(rest, c_column_taps + i, acc); break;
-    case 7: accumulate_column_chunk<7>(rest, c_column_taps + i, acc); break;
+    case 1: accumulate_column_chunk<kRows, 1>(rest, c_column_taps + i, acc); break;
+    case 2: accumulate_column_chunk<kRows, 2>(rest, c_column_taps + i, acc); break;
+    case 3: accumulate_column_chunk<kRows, 3>(rest, c_column_taps + i, acc); break;
+    case 4: accumulate_column_chunk<kRows, 4>(rest, c_column_taps + i, acc); break;
+    case 5: accumulate_column_chunk<kRows, 5>(rest, c_column_taps + i, acc); break;
+    case 6: accumulate_column_chunk<kRows, 6>(rest, c_column_taps + i, acc); break;
+    case 7: accumulate_column_chunk<kRows, 7>(rest, c_column_taps + i, acc); break;
     default: break;
   }
   const int col = col0 + first_col;
   if (col >= width) return;
 #pragma unroll
-  for (int q = 0; q < kColumnRows; ++q) {
+  for (int q = 0; q < kRows; ++q) {
     const int row = row0 + first_row + q;
     if (row >= height) break;
     float* target = out + static_cast<std::size_t>(row) * width + col;
@@ -184,8 +185,16 @@ class SeparableBlocked final : public GpuConvolver {
     column_.assign(f.column.rbegin(), f.column.rend());
     scratch_ = course::DeviceBuffer<float>(static_cast<std::size_t>(p_.height) * p_.width, "the row pass's output");
     // The column pass's tile for K = 63 is 126 x 128 floats, 63 KiB: over the default 48 KiB.
-    CUDA_CHECK(cudaFuncSetAttribute(column_pass_blocked_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(column_shared_bytes(kMaxDirectFilterSize))));
+    CUDA_CHECK(cudaFuncSetAttribute(column_pass_blocked_kernel<8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(column_shared_bytes(kMaxDirectFilterSize, 8))));
+    CUDA_CHECK(cudaFuncSetAttribute(column_pass_blocked_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(column_shared_bytes(kMaxDirectFilterSize, 4))));
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const long long tall_blocks = static_cast<long long>((p_.width + kColumnTileWidth - 1) / kColumnTileWidth) *
+                                  ((p_.height + 8 * kThreadsY - 1) / (8 * kThreadsY));
+    column_rows_ = tall_blocks >= 2ll * sms ? 8 : 4;
     id_ = detail::next_filter_id();
     upload(stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -200,17 +209,24 @@ class SeparableBlocked final : public GpuConvolver {
     row_pass_blocked_kernel<<<row_grid, block, row_shared, stream>>>(p_.input->data(), scratch_.data(), p_.height,
                                                                      p_.width, k);
     CUDA_CHECK_LAUNCH("row_pass_blocked_kernel");
-    const dim3 column_grid((p_.width + kColumnTileWidth - 1) / kColumnTileWidth,
-                           (p_.height + kColumnTileHeight - 1) / kColumnTileHeight);
-    column_pass_blocked_kernel<<<column_grid, block, column_shared_bytes(k), stream>>>(scratch_.data(), p_.output->data(),
-                                                                                      p_.height, p_.width, k);
+    const int tile_height = kThreadsY * column_rows_;
+    const dim3 column_grid((p_.width + kColumnTileWidth - 1) / kColumnTileWidth, (p_.height + tile_height - 1) / tile_height);
+    const std::size_t column_shared = column_shared_bytes(k, column_rows_);
+    if (column_rows_ == 8) {
+      column_pass_blocked_kernel<8><<<column_grid, block, column_shared, stream>>>(scratch_.data(), p_.output->data(),
+                                                                                  p_.height, p_.width, k);
+    } else {
+      column_pass_blocked_kernel<4><<<column_grid, block, column_shared, stream>>>(scratch_.data(), p_.output->data(),
+                                                                                  p_.height, p_.width, k);
+    }
     CUDA_CHECK_LAUNCH("column_pass_blocked_kernel");
   }
 
   double bytes_per_pixel() const override { return 4 * sizeof(float); }  // two passes, each a read and a write
 
   std::string note() const override {
-    return "2 register-blocked passes of " + std::to_string(p_.filter->size) + " taps, scratch image";
+    return "2 register-blocked passes of " + std::to_string(p_.filter->size) + " taps (columns: 4 x " +
+           std::to_string(column_rows_) + " outputs per thread), scratch image";
   }
 
  private:
@@ -225,6 +241,7 @@ class SeparableBlocked final : public GpuConvolver {
   GpuProblem p_;
   std::vector<float> row_, column_;
   course::DeviceBuffer<float> scratch_;
+  int column_rows_ = 8;
   int id_ = 0;
 };
 
