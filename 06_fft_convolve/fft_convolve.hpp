@@ -265,6 +265,11 @@ inline constexpr int kMaxDirectFilterSize = 63;
 // (90 for 9.0; the highest NVRTC target not above it). Needs no GPU: a test compiles it anywhere.
 inline constexpr const char* kProductCallbackName = "multiply_by_filter_spectrum";
 std::vector<char> product_callback_lto_ir(int architecture);
+// Kernel 08's padding (R2C load) and crop (C2R store) callbacks, compiled the same way.
+struct FusedCallbacks {
+  std::vector<char> pad, crop;
+};
+FusedCallbacks fused_callbacks_lto_ir(int architecture);
 
 // GPU helpers the FFT methods share (kernels/fft_steps.cu).
 namespace gpu {

@@ -587,6 +587,12 @@ TEST(FftCallback, TheLoadCallbackCompilesToLtoIr) {
   EXPECT_THROW(fft_convolve::product_callback_lto_ir(10), course::Error);  // no such target
 }
 
+TEST(FftFused, ThePaddingAndCropCallbacksCompileToLtoIr) {
+  const fft_convolve::FusedCallbacks callbacks = fft_convolve::fused_callbacks_lto_ir(90);
+  EXPECT_GT(callbacks.pad.size(), 0u);
+  EXPECT_GT(callbacks.crop.size(), 0u);
+}
+
 // ---- GPU: every method of the registry, without naming one --------------------------------------
 
 struct GpuResult {
