@@ -748,25 +748,25 @@ Filter random_filter(int size, std::uint64_t seed) {
 
 // K = 1 (one tap), 3, 5 (below one chunk of 8 taps), 9 (a chunk and a one-tap rest), 15, 31 and
 // 63 (the largest), on images of one pixel, smaller than the filter, odd and not multiples of the
-// tiles (256 x 32 and 128 x 64) or of 4 (no float4 stores), and one of a million pixels.
+// tiles (256 x 32 and 128 x 64) or of 4 (no float4 stores), and one of a million pixels; every
+// new method of steps 06 to 08 (the separable one on the Gaussian only), one reference for all.
 TEST(GpuBlocked, MatchTheReferenceAtEveryFilterSizeAndAwkwardImages) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   const Size sizes[] = {{1, 1}, {7, 5}, {5, 7}, {33, 31}, {31, 33}, {64, 260}, {1023, 1025}};
-  for (const char* name : {"direct_blocked", "separable_blocked"}) {
-    const auto& kernel = fft_convolve::kernel(name);
-    for (const int k : {1, 3, 5, 9, 15, 31, 63}) {
-      for (const bool separable : {true, false}) {
-        const Filter f = separable ? fft_convolve::gaussian_filter(k) : random_filter(k, seed + static_cast<std::uint64_t>(k));
-        for (const Size& s : sizes) {
+  for (const int k : {1, 3, 5, 9, 15, 31, 63}) {
+    for (const bool separable : {true, false}) {
+      const Filter f = separable ? fft_convolve::gaussian_filter(k) : random_filter(k, seed + static_cast<std::uint64_t>(k));
+      for (const Size& s : sizes) {
+        const Image image = random_image(s, seed);
+        const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+        for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused"}) {
           SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
-          const Image image = random_image(s, seed);
-          const GpuResult result = run_on_gpu(kernel.launch, image, f);
+          const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
           if (!result.unsupported.empty()) {
             EXPECT_FALSE(separable) << result.unsupported;  // only the random filter may be refused
             continue;
           }
-          const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
           const course::VerifyResult whole = check(result.output, image, f, reference);
           EXPECT_TRUE(whole.passed) << whole.summary();
           const course::VerifyResult border = fft_convolve::verify_border(
