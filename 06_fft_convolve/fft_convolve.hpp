@@ -235,6 +235,10 @@ class GpuConvolver {
   // bytes its row is held against the device copy with; 0 for an FFT method, held against one
   // cuFFT R2C + C2R pair instead.
   virtual double bytes_per_pixel() const { return 0; }
+  // A direct method's arithmetic per image pixel (2 K^2 flops: K^2 multiply-adds), 0 otherwise:
+  // where it exceeds what the device copy can feed (large K), the row is held against the FP32
+  // FMA ceiling in GFLOP/s instead of the copy.
+  virtual double flops_per_pixel() const { return 0; }
 };
 
 // One line per kernel of kernels/registry.inc: std::unique_ptr<GpuConvolver> launch_direct_tiled(const GpuProblem&); ...
@@ -261,6 +265,11 @@ inline constexpr int kMaxDirectFilterSize = 63;
 // (90 for 9.0; the highest NVRTC target not above it). Needs no GPU: a test compiles it anywhere.
 inline constexpr const char* kProductCallbackName = "multiply_by_filter_spectrum";
 std::vector<char> product_callback_lto_ir(int architecture);
+// Kernel 08's padding (R2C load) and crop (C2R store) callbacks, compiled the same way.
+struct FusedCallbacks {
+  std::vector<char> pad, crop;
+};
+FusedCallbacks fused_callbacks_lto_ir(int architecture);
 
 // GPU helpers the FFT methods share (kernels/fft_steps.cu).
 namespace gpu {

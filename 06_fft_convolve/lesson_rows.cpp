@@ -64,10 +64,22 @@ std::string naive_skip(const Problem& p) {
   return "";
 }
 
-// The row's unit, work and ceiling: memory-bound methods in GB/s against the device copy, FFT
-// methods in pixels per second against one cuFFT R2C + C2R pair.
-void set_throughput(course::Variant& v, double bytes_per_pixel, double pixels) {
-  if (bytes_per_pixel > 0) {
+// Flops per byte above which a direct method is held against the FMA ceiling rather than the
+// copy: 2 K^2 flops per 8 bytes passes 24 at K = 11. Any GPU of the course's time has its ridge
+// point (FMA ceiling / copy bandwidth, an H100's near 20 flop/B) well below K = 15's 56, and
+// near it either ceiling says about the same.
+constexpr double kComputeBoundIntensity = 24;
+
+// The row's unit, work and ceiling: memory-bound methods in GB/s against the device copy,
+// compute-bound direct methods (large K) in GFLOP/s against the FP32 FMA ceiling, FFT methods in
+// pixels per second against one cuFFT R2C + C2R pair.
+void set_throughput(course::Variant& v, const GpuConvolver& method, double pixels) {
+  const double bytes_per_pixel = method.bytes_per_pixel(), flops_per_pixel = method.flops_per_pixel();
+  if (bytes_per_pixel > 0 && flops_per_pixel >= kComputeBoundIntensity * bytes_per_pixel) {
+    v.unit = course::units::gflops();
+    v.work = flops_per_pixel * pixels;
+    v.ceiling = "fp32_fma";
+  } else if (bytes_per_pixel > 0) {
     v.unit = course::units::bandwidth();
     v.work = bytes_per_pixel * pixels;
     v.ceiling = "d2d_copy";
@@ -196,6 +208,19 @@ GpuRows::GpuRows(course::Lesson& lesson, const Problem& problem, HostResults& re
   });
   const double pixels = static_cast<double>(problem.image.size());
   lesson.add_device_copy_ceiling(2 * sizeof(float) * pixels);
+  lesson.add_fma_ceiling(course::Precision::fp32);  // the large-K direct rows (and the sweep's)
+  // The product kernel's own traffic (two complex numbers read, one written per element), copied:
+  // the ceiling of a row that moves more bytes than the image's read and write.
+  const double product_bytes = 3.0 * sizeof(cufftComplex) *
+                               static_cast<double>(linear_padding(problem.image.height, problem.image.width,
+                                                                  problem.filter.size).complex_count());
+  lesson.add_ceiling(Target::gpu, [this, product_bytes] {
+    course::Ceiling copy = course::measure_device_copy(static_cast<std::size_t>(product_bytes),
+                                                       lesson_.options().gpu_repeat(), lesson_.options().flush_l2);
+    copy.name = "d2d_copy_product";
+    copy.description += " (the product kernel's bytes)";
+    return copy;
+  });
   // The FFT ceiling: the fastest R2C + C2R pair among the candidate sizes, which is also the size
   // every FFT method then uses.
   lesson.add_ceiling(Target::gpu, [this, pixels] {
@@ -220,7 +245,7 @@ course::Variant GpuRows::method_row(const course::KernelEntry<Launcher>& kernel)
   GpuConvolver& method = make(kernel);
   course::Variant v{.name = "GPU " + std::string(kernel.name), .target = Target::gpu,
                     .checks = device_checks(d_output_, results_.gpu, problem_), .note = std::string(kernel.summary)};
-  set_throughput(v, method.bytes_per_pixel(), static_cast<double>(problem_.image.size()));
+  set_throughput(v, method, static_cast<double>(problem_.image.size()));
   v.skip = method.unsupported();
   if (kernel.traits.expected_to_fail && v.skip.empty()) v.skip = naive_skip(problem_);
   v.setup = [&method, this] {
@@ -278,7 +303,7 @@ course::Variant GpuRows::product_row() {
   };
   return {.name = "GPU multiply-and-scale kernel alone (fft_r2c's product)", .target = Target::gpu,
           .unit = course::units::bandwidth(), .work = 3.0 * sizeof(cufftComplex) * static_cast<double>(count),
-          .ceiling = "d2d_copy", .setup = setup,
+          .ceiling = "d2d_copy_product", .setup = setup,
           .run = [&arrays](cudaStream_t stream) {
             detail::enqueue_multiply_and_scale(arrays->d_data.data(), arrays->d_filter.data(), arrays->d_data.size(),
                                                arrays->scale, stream);
@@ -405,8 +430,8 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
                         .setup = [&method, &lesson] { method.setup(lesson.stream()); },
                         .run = [&method](cudaStream_t stream) { method.run(stream); },
                         .checks = device_checks(s.d_output, s.gpu, p), .skip = method.unsupported()};
-      set_throughput(v, method.bytes_per_pixel(), pixels);
-      v.ceiling = v.ceiling == "d2d_copy" ? v.ceiling : "";  // the FFT pair was measured at the table's K
+      set_throughput(v, method, pixels);
+      v.ceiling = v.ceiling == "cufft_pair" ? "" : v.ceiling;  // the FFT pair was measured at the table's K
       variants.push_back(std::move(v));
     }
     return variants;

@@ -131,7 +131,7 @@ def plot_crossover(plt, report, out_dir, course):
             mine = sorted((p for p in pts if p["variant"] == variant), key=lambda p: p["value"])
             style = "-o" if ("FFT" in variant or "fft" in variant) else "--s"
             ax.plot([p["value"] for p in mine], [p["time"]["median"] for p in mine], style, markersize=4, label=variant)
-        fft = [v for v in variants if ("FFTW" in v or "fft_r2c" in v)]
+        fft = [v for v in variants if ("FFTW" in v or "fft_r2c" in v or "fft_fused" in v)]
         direct = [v for v in variants if "direct" in v or "separable" in v]
         for name in fft:
             k = crossover(pts, name, [d for d in direct if "separable" not in d])

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -26,6 +27,7 @@
 #include "course/image.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
+#include "course/timing.hpp"
 #include "exercise_record.hpp"
 #include "exercises/exercises.hpp"
 #include "fft_convolve.hpp"
@@ -585,6 +587,12 @@ TEST(FftCallback, TheLoadCallbackCompilesToLtoIr) {
   EXPECT_THROW(fft_convolve::product_callback_lto_ir(10), course::Error);  // no such target
 }
 
+TEST(FftFused, ThePaddingAndCropCallbacksCompileToLtoIr) {
+  const fft_convolve::FusedCallbacks callbacks = fft_convolve::fused_callbacks_lto_ir(90);
+  EXPECT_GT(callbacks.pad.size(), 0u);
+  EXPECT_GT(callbacks.crop.size(), 0u);
+}
+
 // ---- GPU: every method of the registry, without naming one --------------------------------------
 
 struct GpuResult {
@@ -724,6 +732,101 @@ TEST(GpuMethods, MeasuredPaddingPicksACandidateAndStillMatches) {
   const Filter f = fft_convolve::gaussian_filter(7);
   const GpuResult result = run_on_gpu(course::headline_kernel(fft_convolve::kernels()).launch, image, f, true);
   EXPECT_TRUE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed);
+}
+
+// ---- GPU: the register-blocked kernels (06, 07) at every filter size class ------------------------
+
+// A K x K filter of random taps in [-1, 1]: not separable, no symmetry to hide a flipped tap.
+Filter random_filter(int size, std::uint64_t seed) {
+  Filter f;
+  f.name = "random " + std::to_string(size) + " x " + std::to_string(size);
+  f.size = size;
+  f.taps.resize(static_cast<std::size_t>(size) * static_cast<std::size_t>(size));
+  course::fill_uniform(f.taps, seed, -1.0f, 1.0f);
+  return f;
+}
+
+// K = 1 (one tap), 3, 5 (below one chunk of 8 taps), 9 (a chunk and a one-tap rest), 15, 31 and
+// 63 (the largest), on images of one pixel, smaller than the filter, odd and not multiples of the
+// tiles (256 x 32 and 128 x 64) or of 4 (no float4 stores), and one of a million pixels; every
+// new method of steps 06 to 08 (the separable one on the Gaussian only), one reference for all.
+TEST(GpuBlocked, MatchTheReferenceAtEveryFilterSizeAndAwkwardImages) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  const Size sizes[] = {{1, 1}, {7, 5}, {5, 7}, {33, 31}, {31, 33}, {64, 260}, {1023, 1025}};
+  for (const int k : {1, 3, 5, 9, 15, 31, 63}) {
+    for (const bool separable : {true, false}) {
+      const Filter f = separable ? fft_convolve::gaussian_filter(k) : random_filter(k, seed + static_cast<std::uint64_t>(k));
+      for (const Size& s : sizes) {
+        const Image image = random_image(s, seed);
+        const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+        for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused"}) {
+          SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
+          const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+          if (!result.unsupported.empty()) {
+            EXPECT_FALSE(separable) << result.unsupported;  // only the random filter may be refused
+            continue;
+          }
+          const course::VerifyResult whole = check(result.output, image, f, reference);
+          EXPECT_TRUE(whole.passed) << whole.summary();
+          const course::VerifyResult border = fft_convolve::verify_border(
+              result.output, reference, s.height, s.width, f,
+              fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
+          EXPECT_TRUE(border.passed) << border.summary();
+        }
+      }
+    }
+  }
+}
+
+// A NaN in the image reaches exactly the outputs whose window holds it (no tap of 0 times a stale
+// value elsewhere): the blocked kernels read only the pixels they need into their sums.
+TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  for (const char* name : {"direct_blocked", "separable_blocked"}) {
+    for (const int k : {5, 31}) {
+      const Filter f = fft_convolve::gaussian_filter(k);
+      Image image = random_image({97, 301}, 5);
+      const int nan_row = 40, nan_col = 150, r = f.radius();
+      image.at(nan_row, nan_col) = std::numeric_limits<float>::quiet_NaN();
+      const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+      ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+      for (int row = 0; row < image.height; ++row) {
+        for (int col = 0; col < image.width; ++col) {
+          const bool reached = std::abs(row - nan_row) <= r && std::abs(col - nan_col) <= r;
+          ASSERT_EQ(std::isnan(result.output[image.index(row, col)]), reached)
+              << name << " K " << k << " at " << row << ", " << col;
+        }
+      }
+    }
+  }
+}
+
+// The shape of the filter-size sweep for the direct kernel at 1024 x 1024: the time per
+// multiply-add at K + 2 within 1.5x of that at K, for K >= 7. A kernel with a slow path past some
+// K (step 03 past K = 7) fails here; one whose cost follows K^2 passes on any GPU.
+TEST(GpuBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const Image image = fft_convolve::test_image(1024, 1024, 1);
+  course::Stream stream;
+  course::DeviceBuffer<float> d_input(image.size(), "sweep image"), d_output(image.size(), "sweep result");
+  d_input.copy_from_host(image.pixels);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  double previous = 0;
+  for (int k = 7; k <= fft_convolve::kMaxDirectFilterSize; k += 2) {
+    const Filter f = fft_convolve::gaussian_filter(k);
+    const auto method = fft_convolve::kernel("direct_blocked").launch({image.width, image.height, &f, &d_input, &d_output, nullptr, false});
+    method->setup(stream.get());
+    const course::TimingStats stats =
+        course::time_device({3, 15}, stream.get(), [&] { method->run(stream.get()); });
+    const double per_multiply_add = stats.median_ms / (static_cast<double>(image.size()) * k * k);
+    if (previous > 0) {
+      EXPECT_LE(per_multiply_add, 1.5 * previous)
+          << "K = " << k << ": " << stats.median_ms << " ms, " << per_multiply_add * 1e9 << " ps per multiply-add, against "
+          << previous * 1e9 << " at K = " << k - 2;
+    }
+    previous = per_multiply_add;
+  }
 }
 
 // ---- Exercise 1 (GPU): the solution is checked; the starter, as shipped, must fail ---------------
