@@ -65,7 +65,7 @@ function(course_add_doc_commands_test name)  # ARGN: the pages, relative to the 
   set_tests_properties(docs.commands.${name} PROPERTIES LABELS cpu TIMEOUT 1200)
 endfunction()
 
-course_add_doc_commands_test(course README.md docs/README.md docs/workshop.md)
+course_add_doc_commands_test(course README.md docs/README.md docs/contributing.md docs/workshop.md)
 file(GLOB lesson_folders RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/[0-9][0-9]_*)
 foreach(lesson IN LISTS lesson_folders)
   if(NOT TARGET ${lesson})
