@@ -100,6 +100,21 @@ endforeach()
 add_test(NAME docs.links COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_links.sh)
 set_tests_properties(docs.links PROPERTIES LABELS cpu TIMEOUT 60)
 
+# The workshop's agendas hold (scripts/check_agenda.py, standard-library Python): every row
+# teaches only core-path sections (a deep-dive one only after "extra:"), its minutes hold its
+# words at 100 a minute, its commands' measured seconds and its exercise's minutes, and its
+# exercise is a checked one, as shipped. It prints each slot's budget.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME docs.agenda COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_agenda.py)
+  set_tests_properties(docs.agenda PROPERTIES LABELS cpu TIMEOUT 60)
+  foreach(case IN ITEMS matching deep_link over_budget unchecked_exercise edited_starter unknown_command no_agenda)
+    add_test(NAME docs.agenda.checker.${case}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_agenda_checker.sh ${case})
+    set_tests_properties(docs.agenda.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+  endforeach()
+endif()
+
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.
 if(TARGET 01_vector_exp)
