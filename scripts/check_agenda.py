@@ -15,7 +15,8 @@ For every row of the agenda tables in docs/workshop.md (section "Agendas": the t
    must appear), plus the exercise's minutes;
 3. the exercise of the "exercise" column, written `NN name` (N min), is listed in
    scripts/exercises.txt and its starter is as shipped (its SHA-256 is the one recorded there),
-   so it fails as shipped: a test of the lesson asserts that (see scripts/exercises.txt);
+   so it fails as shipped: a test of the lesson asserts that (see scripts/exercises.txt). An
+   edited starter (a student's work) is a note, and an error only under CI=true;
 
 and that each row's start time is the previous row's start plus its minutes. It prints one
 table per agenda: each slot's minutes, its words and their minutes, its commands' seconds, its
@@ -27,6 +28,7 @@ Exit codes: 0 every row holds; 1 a row does not (one line each on stderr: what a
 Standard library only.
 """
 import hashlib
+import os
 import re
 import sys
 from pathlib import Path
@@ -141,6 +143,7 @@ def main(argv):
     listed = exercises(root)
     pages = {}
     errors = []
+    notes = []
 
     def page(name):
         if name not in pages:
@@ -224,8 +227,12 @@ def main(argv):
                             errors.append(f"{where}: {part}: {starter}: {error}")
                             actual = sha
                         if actual != sha:
-                            errors.append(f"{where}: {part}: exercise {lesson} {name}: its starter is not as "
-                                          f"shipped (SHA-256 differs from scripts/exercises.txt), so it may not fail")
+                            message = (f"{where}: {part}: exercise {lesson} {name}: its starter is not as shipped "
+                                       f"(SHA-256 differs from scripts/exercises.txt), so it may not fail")
+                            if os.environ.get("CI") == "true":
+                                errors.append(message)
+                            else:  # a student's edit; CI holds the shipped starter
+                                notes.append(message + " (a note: an error under CI=true)")
             total = words / WORDS_PER_MINUTE + run_seconds / 60 + exercise_minutes
             if total > minutes:
                 errors.append(f"{where}: {part}: {total:.1f} minutes of work in a {minutes}-minute slot "
@@ -236,6 +243,8 @@ def main(argv):
         for clock, part, minutes, words, run_seconds, exercise_minutes, total in table:
             print(f"  {clock:>5}  {part[:20]:<20} {minutes:>5} {words:>6} {words / WORDS_PER_MINUTE:>6.1f} "
                   f"{run_seconds:>6.1f} {exercise_minutes:>5} {total:>6.1f} {minutes - total:>6.1f}")
+    for note in notes:
+        print(note, file=sys.stderr)
     for error in errors:
         print(error, file=sys.stderr)
     if errors:
