@@ -71,7 +71,7 @@ function(course_add_doc_commands_test name)  # ARGN: the pages, relative to the 
   set_tests_properties(docs.commands.${name} PROPERTIES LABELS cpu TIMEOUT 1200)
 endfunction()
 
-course_add_doc_commands_test(course README.md docs/README.md docs/workshop.md)
+course_add_doc_commands_test(course README.md docs/README.md docs/contributing.md docs/workshop.md)
 file(GLOB lesson_folders RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/[0-9][0-9]_*)
 foreach(lesson IN LISTS lesson_folders)
   if(NOT TARGET ${lesson})
@@ -121,6 +121,21 @@ set_tests_properties(docs.figures PROPERTIES LABELS cpu TIMEOUT 60)
 add_test(NAME docs.figures.checker
          COMMAND ${COURSE_PLOT_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/tests/check_figures_checker.py)
 set_tests_properties(docs.figures.checker PROPERTIES LABELS cpu TIMEOUT 120)
+
+# The workshop's agendas hold (scripts/check_agenda.py, standard-library Python): every row
+# teaches only core-path sections (a deep-dive one only after "extra:"), its minutes hold its
+# words at 100 a minute, its commands' measured seconds and its exercise's minutes, and its
+# exercise is a checked one, as shipped. It prints each slot's budget.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME docs.agenda COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_agenda.py)
+  set_tests_properties(docs.agenda PROPERTIES LABELS cpu TIMEOUT 60)
+  foreach(case IN ITEMS matching deep_link over_budget unchecked_exercise edited_starter unknown_command no_agenda)
+    add_test(NAME docs.agenda.checker.${case}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_agenda_checker.sh ${case})
+    set_tests_properties(docs.agenda.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+  endforeach()
+endif()
 
 # COURSE_REQUIRE_GPU=1 on a machine without a GPU (hidden here on any machine): an exit-3 check
 # written for "out of memory" must accept, and only accept, the missing GPU as the reason.

@@ -10,8 +10,8 @@
 #   --part LIST     parts, comma-separated (e.g. runs,sweeps,course), run in this order:
 #                   tests   COURSE_REQUIRE_GPU=1 ctest --preset gpu: <out>/tests.log
 #                   course  every lesson at its default size, as scripts/run_course.sh runs it, and
-#                           course_summary: <out>/course/ (the table of docs/README.md, as text
-#                           in summary.txt and as JSON in summary.json)
+#                           course_summary: <out>/course/ (the table of docs/contributing.md, as
+#                           text in summary.txt and as JSON in summary.json)
 #                   runs    course_device_info and the lesson runs the pages quote:
 #                           <out>/runs/<name>.txt and .json; a run of a lesson's defaults is
 #                           copied from course/ when that part ran it in this session

@@ -24,7 +24,7 @@
 //   lesson.run_variants();
 //   return lesson.finish();   // the table, the JSON, the exit code
 //
-// Beyond single rows, a lesson is a table of experiments (docs/README.md, "How a lesson is built"):
+// Beyond single rows, a lesson is a table of experiments (docs/contributing.md, "How a lesson is built"):
 //   add_kernels   one row per selected registry kernel and per precision it is built for, the
 //                 headline, repetition cap and expected failure taken from its traits;
 //   groups        Variant::group ("FP32", "FP64"): roles, speedups and the summary per group;
