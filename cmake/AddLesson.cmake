@@ -115,7 +115,6 @@ function(add_lesson name)
 
   # Argument lists travel to the -P scripts joined by '|': add_test would split them at ';'.
   string(REPLACE ";" "|" smoke_args "${LESSON_SMOKE_ARGS}")
-  string(REPLACE ";" "|" sanitizer_args "${LESSON_SANITIZER_ARGS}")
   add_test(NAME ${name}.smoke
            COMMAND ${CMAKE_COMMAND}
              -DLESSON=$<TARGET_FILE:${name}> -DSUMMARY=$<TARGET_FILE:course_summary>
@@ -151,20 +150,33 @@ function(add_lesson name)
   course_register_output_checks(${name} ${LESSON_OUTPUT_CHECKS})
   course_register_script_tests(${name} ${LESSON_SCRIPT_TESTS})
 
-  if(COURSE_COMPUTE_SANITIZER OR COURSE_GPU_AT_CONFIGURE)
-    foreach(tool IN LISTS COURSE_SANITIZER_TOOLS)
-      add_test(NAME ${name}.sanitizer.${tool}
-               COMMAND ${CMAKE_COMMAND}
-                 -DSANITIZER=${COURSE_COMPUTE_SANITIZER} -DTOOL=${tool}
-                 -DPROBE=$<TARGET_FILE:course_device_info> -DLESSON=$<TARGET_FILE:${name}>
-                 "-DARGS=${sanitizer_args}"
-                 -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
-      # No "gpu" lock: these runs are small and time nothing, so they may share the GPU with
-      # each other and with other tests (ctest -j runs them side by side).
-      set_tests_properties(${name}.sanitizer.${tool} PROPERTIES
-        LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
-    endforeach()
+  course_add_sanitizer_tests(${name} "" ${LESSON_SANITIZER_ARGS})
+endfunction()
+
+# The lesson binary under each compute-sanitizer tool, with the given arguments: add_lesson
+# registers <name>.sanitizer.<tool>; a lesson with a second mode (01's --op) calls this after
+# add_lesson with a suffix, for <name>.sanitizer.<suffix>.<tool>.
+function(course_add_sanitizer_tests name suffix)
+  if(NOT (COURSE_COMPUTE_SANITIZER OR COURSE_GPU_AT_CONFIGURE))
+    return()
   endif()
+  string(REPLACE ";" "|" sanitizer_args "${ARGN}")
+  set(test_prefix ${name}.sanitizer)
+  if(suffix)
+    string(APPEND test_prefix .${suffix})
+  endif()
+  foreach(tool IN LISTS COURSE_SANITIZER_TOOLS)
+    add_test(NAME ${test_prefix}.${tool}
+             COMMAND ${CMAKE_COMMAND}
+               -DSANITIZER=${COURSE_COMPUTE_SANITIZER} -DTOOL=${tool}
+               -DPROBE=$<TARGET_FILE:course_device_info> -DLESSON=$<TARGET_FILE:${name}>
+               "-DARGS=${sanitizer_args}"
+               -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
+    # No "gpu" lock: these runs are small and time nothing, so they may share the GPU with
+    # each other and with other tests (ctest -j runs them side by side).
+    set_tests_properties(${test_prefix}.${tool} PROPERTIES
+      LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+  endforeach()
 endfunction()
 
 # Registers one GoogleTest binary twice: suites named Gpu* (also as the suite of a parameterized
