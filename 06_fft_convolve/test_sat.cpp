@@ -8,12 +8,16 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course/stream.hpp"
+#include "exercise_record.hpp"
+#include "exercises/exercises.hpp"
 #include "fft_convolve.hpp"
 #include "gpu_test.hpp"
 #include "sat.hpp"
@@ -89,6 +93,41 @@ TEST(SummedAreaTable, AFloatTableFailsWhereADoubleTablePasses) {
   const auto in_float = check(fft_convolve::sat::float_table_box(image, box.size, box.taps.front()), image, box, reference);
   EXPECT_FALSE(in_float.passed) << in_float.summary();
   EXPECT_GT(in_float.max_abs_error, 1e-3) << in_float.summary();
+}
+
+// ---- Exercise 3: the box from four corners (CPU) ------------------------------------------------
+
+using SatBoxFn = void (*)(std::span<const double>, int, int, int, double, std::span<float>);
+
+void expect_sat_box_matches(SatBoxFn box_from_table) {
+  for (const int k : {1, 3, 9, 63}) {
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{37, 29}, std::pair{120, 7}}) {
+      const Image image = noise_image(w, h, static_cast<std::uint64_t>(k + w));
+      const Filter box = fft_convolve::box_filter(k);
+      const std::vector<double> table = fft_convolve::sat::table_cpu(image);
+      std::vector<float> out(image.size());
+      box_from_table(table, h, w, k, box.taps.front(), out);
+      const auto result = check(out, image, box, fft_convolve::convolve_reference(image, box));
+      EXPECT_TRUE(result.passed) << "K " << k << ", " << w << " x " << h << ": " << result.summary();
+    }
+  }
+}
+
+TEST(SatExercise, SolutionMatches) { expect_sat_box_matches(fft_convolve::exercises::sat_box_solution); }
+
+// The student's check (./scripts/check_exercise.sh 06 sat_box): DISABLED_ in the default run,
+// where the starter as shipped fails it.
+TEST(SatExercise, DISABLED_StarterMatchesTheReference) { expect_sat_box_matches(fft_convolve::exercises::sat_box_starter); }
+
+TEST(SatExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("06_fft_convolve", "sat_box");
+  const Image image = noise_image(37, 29, 2);
+  const Filter box = fft_convolve::box_filter(9);
+  const std::vector<double> table = fft_convolve::sat::table_cpu(image);
+  std::vector<float> out(image.size());
+  fft_convolve::exercises::sat_box_starter(table, image.height, image.width, box.size, box.taps.front(), out);
+  EXPECT_FALSE(check(out, image, box, fft_convolve::convolve_reference(image, box)).passed)
+      << "the starter passes as shipped: has it been solved?";
 }
 
 // ---- GPU: every sat_* method ------------------------------------------------------------------
