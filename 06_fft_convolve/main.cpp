@@ -67,7 +67,7 @@ int run(int argc, char** argv) {
   fft_convolve::add_cpu_rows(lesson, problem, results, planner);
   fft_convolve::GpuRows gpu(lesson, problem, results);
   gpu.add(flags.kernels);
-  lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner));
+  lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.filter_name == "box"));
 
   lesson.run_variants();
   nlohmann::json& extra = lesson.report().extra();

@@ -16,8 +16,8 @@
 // rounding, not the box's (float_table_box shows it; docs/06_fft_convolve.md, section "The
 // summed-area table"). The lesson's table is double (53 bits): building it by the row and column
 // scans adds at most (W + H) u_d T_max to an entry (u_d = 2^-53, T_max <= 2^28 max|x|), so a box
-// sum is off by at most 4 (W + H) 2^-53 2^28 max|x| <= 2^-8 max|x| at the largest image (32,768
-// x 8,192), and at 4096 x 4096 by at most 2^-13 max|x|, worst case; a typical error is many
+// sum is off by at most 4 (W + H) 2^-53 2^28 max|x| <= 2^-7 max|x| at the largest image (32,768
+// x 8,192), and at 4096 x 4096 by at most 2^-14 max|x|, worst case; a typical error is many
 // orders of magnitude smaller (errors of opposite sign cancel), well inside the lesson's float
 // tolerance (verify_convolution.cpp). The result y is then rounded once to float.
 #pragma once

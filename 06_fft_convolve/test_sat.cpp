@@ -95,7 +95,7 @@ TEST(SummedAreaTable, AFloatTableFailsWhereADoubleTablePasses) {
   EXPECT_GT(in_float.max_abs_error, 1e-3) << in_float.summary();
 }
 
-// ---- Exercise 3: the box from four corners (CPU) ------------------------------------------------
+// ---- The exercise: the box from four corners (CPU) ------------------------------------------------
 
 using SatBoxFn = void (*)(std::span<const double>, int, int, int, double, std::span<float>);
 

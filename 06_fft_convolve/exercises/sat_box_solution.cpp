@@ -1,4 +1,4 @@
-// Exercise 3, a solution: the box filter from four corners of the summed-area table.
+// Exercise 6, a solution: the box filter from four corners of the summed-area table.
 #include <algorithm>
 #include <cstddef>
 

@@ -1,4 +1,4 @@
-// Exercise 3 (lesson 06, runs without a GPU): the box filter from a summed-area table.
+// Exercise 6 (lesson 06, runs without a GPU): the box filter from a summed-area table.
 //
 // `table` is the summed-area table of an H x W image (sat.hpp): table[r * W + c] is the sum of
 // every pixel at or above row r and at or left of column c. Write output[r * W + c] = the sum

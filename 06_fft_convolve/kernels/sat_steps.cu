@@ -4,7 +4,7 @@
 // The column pass scans every column of the row-scanned table, in place. One thread per column
 // walking all H rows would leave most of the GPU idle at 1024 columns, so the rows are cut into
 // bands of kBandRows: (1) each band's column totals, (2) per column, an exclusive scan of its
-// bands' totals (H / 64 values), (3) each band walks its rows again from its offset. Coalesced
+// bands' totals (H / 64 values) into offsets, (3) each band walks its rows again from its offset. Coalesced
 // throughout: a warp reads 32 neighbouring columns of one row.
 #include <memory>
 #include <string>
@@ -31,13 +31,16 @@ __global__ void band_totals(const double* __restrict__ table, double* __restrict
   totals[static_cast<std::size_t>(blockIdx.y) * width + col] = sum;
 }
 
-__global__ void band_offsets(double* __restrict__ totals, int bands, int width) {  // exclusive, in place
+// An exclusive scan down each column of the band totals. Separate input and output arrays, so
+// the loads do not wait for the stores and the unrolled loop keeps several in flight.
+__global__ void band_offsets(const double* __restrict__ totals, double* __restrict__ offsets, int bands, int width) {
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (col >= width) return;
   double running = 0;
+#pragma unroll 8
   for (int b = 0; b < bands; ++b) {
     const double t = totals[static_cast<std::size_t>(b) * width + col];
-    totals[static_cast<std::size_t>(b) * width + col] = running;
+    offsets[static_cast<std::size_t>(b) * width + col] = running;
     running += t;
   }
 }
@@ -84,6 +87,7 @@ class SatBox final : public GpuConvolver {
     bands_ = (p_.height + kBandRows - 1) / kBandRows;
     totals_ = course::DeviceBuffer<double>(static_cast<std::size_t>(bands_) * static_cast<std::size_t>(p_.width),
                                            "summed-area table: band totals");
+    offsets_ = course::DeviceBuffer<double>(totals_.size(), "summed-area table: band offsets");
     const std::size_t scratch = scratch_ ? scratch_(p_.height, p_.width) : 0;
     if (scratch > 0) row_scratch_ = course::DeviceBuffer<double>(scratch, "summed-area table: row scratch");
   }
@@ -110,9 +114,9 @@ class SatBox final : public GpuConvolver {
     const dim3 grid((p_.width + kColumnThreads - 1) / kColumnThreads, bands_);
     band_totals<<<grid, kColumnThreads, 0, stream>>>(table_.data(), totals_.data(), p_.height, p_.width);
     CUDA_CHECK_LAUNCH("band_totals");
-    band_offsets<<<grid.x, kColumnThreads, 0, stream>>>(totals_.data(), bands_, p_.width);
+    band_offsets<<<grid.x, kColumnThreads, 0, stream>>>(totals_.data(), offsets_.data(), bands_, p_.width);
     CUDA_CHECK_LAUNCH("band_offsets");
-    band_apply<<<grid, kColumnThreads, 0, stream>>>(table_.data(), totals_.data(), p_.height, p_.width);
+    band_apply<<<grid, kColumnThreads, 0, stream>>>(table_.data(), offsets_.data(), p_.height, p_.width);
     CUDA_CHECK_LAUNCH("band_apply");
   }
 
@@ -120,7 +124,7 @@ class SatBox final : public GpuConvolver {
   SatRowScan row_scan_;
   SatScratch scratch_;
   std::string what_, problem_;
-  course::DeviceBuffer<double> table_, totals_, row_scratch_;
+  course::DeviceBuffer<double> table_, totals_, offsets_, row_scratch_;
   int bands_ = 0;
 };
 
