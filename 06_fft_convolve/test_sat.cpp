@@ -2,7 +2,7 @@
 // sum, the box from four corners is the box filter (against the double reference, any K, even
 // larger than the image), a float table is not good enough at 2048 x 2048. On the GPU: every
 // sat_* method of the registry against the CPU's table-based box, at awkward sizes, long rows
-// (several segments of the two-level scan) and tall columns (several bands of the column pass).
+// (several segments of the two-level scan) and tall columns (many bands of the column pass).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -159,7 +159,7 @@ TEST(GpuSummedAreaTable, EveryStepMatchesTheCpuAtAwkwardSizes) {
   struct Case {
     int width, height, k;
   };
-  // Long rows (several 1,024 segments), tall columns (several 64-row bands), K larger than the image.
+  // Long rows (several 1,024 segments), tall columns (many 16-row bands), K larger than the image.
   const Case cases[] = {{1, 1, 3},      {31, 33, 9},     {1023, 7, 63},  {5000, 3, 9},   {3, 5000, 255},
                         {32768, 2, 31}, {2049, 130, 15}, {257, 1025, 1}, {1024, 1024, 9}};
   int methods = 0;

@@ -4,7 +4,7 @@
 // The column pass scans every column of the row-scanned table, in place. One thread per column
 // walking all H rows would leave most of the GPU idle at 1024 columns, so the rows are cut into
 // bands of kBandRows: (1) each band's column totals, (2) per column, an exclusive scan of its
-// bands' totals (H / 64 values) into offsets, (3) each band walks its rows again from its offset. Coalesced
+// bands' totals (H / 16 values) into offsets, (3) each band walks its rows again from its offset. Coalesced
 // throughout: a warp reads 32 neighbouring columns of one row.
 #include <memory>
 #include <string>
@@ -19,15 +19,18 @@ namespace fft_convolve::detail {
 
 namespace {
 
-constexpr int kBandRows = 64;
+constexpr int kBandRows = 16;  // rows per band: 16 loads in flight per thread, H / 16 bands
 constexpr int kColumnThreads = 256;
 
 __global__ void band_totals(const double* __restrict__ table, double* __restrict__ totals, int height, int width) {
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (col >= width) return;
-  const int first = static_cast<int>(blockIdx.y) * kBandRows, last = min(first + kBandRows, height);
+  const int first = static_cast<int>(blockIdx.y) * kBandRows;
   double sum = 0;
-  for (int r = first; r < last; ++r) sum += table[static_cast<std::size_t>(r) * width + col];
+#pragma unroll
+  for (int i = 0; i < kBandRows; ++i) {  // independent loads, all in flight at once
+    if (first + i < height) sum += table[static_cast<std::size_t>(first + i) * width + col];
+  }
   totals[static_cast<std::size_t>(blockIdx.y) * width + col] = sum;
 }
 
@@ -48,11 +51,17 @@ __global__ void band_offsets(const double* __restrict__ totals, double* __restri
 __global__ void band_apply(double* __restrict__ table, const double* __restrict__ offsets, int height, int width) {
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (col >= width) return;
-  const int first = static_cast<int>(blockIdx.y) * kBandRows, last = min(first + kBandRows, height);
+  const int first = static_cast<int>(blockIdx.y) * kBandRows;
+  double v[kBandRows];
+#pragma unroll
+  for (int i = 0; i < kBandRows; ++i) {  // every load first (they are independent), then the scan
+    v[i] = first + i < height ? table[static_cast<std::size_t>(first + i) * width + col] : 0.0;
+  }
   double running = offsets[static_cast<std::size_t>(blockIdx.y) * width + col];
-  for (int r = first; r < last; ++r) {
-    running += table[static_cast<std::size_t>(r) * width + col];
-    table[static_cast<std::size_t>(r) * width + col] = running;
+#pragma unroll
+  for (int i = 0; i < kBandRows; ++i) {
+    running += v[i];
+    if (first + i < height) table[static_cast<std::size_t>(first + i) * width + col] = running;
   }
 }
 
