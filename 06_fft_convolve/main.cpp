@@ -24,6 +24,7 @@
 #include "course/main.hpp"
 #include "fft_convolve.hpp"
 #include "lesson_rows.hpp"
+#include "sat_rows.hpp"
 
 namespace {
 
@@ -67,6 +68,8 @@ int run(int argc, char** argv) {
   fft_convolve::add_cpu_rows(lesson, problem, results, planner);
   fft_convolve::GpuRows gpu(lesson, problem, results);
   gpu.add(flags.kernels);
+  fft_convolve::sat::TableRows sat_tables;  // --filter box: the summed-area table's build alone
+  fft_convolve::sat::add_table_rows(lesson, image, problem.filter, sat_tables);
   lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.filter_name == "box"));
 
   lesson.run_variants();

@@ -37,6 +37,16 @@ std::string box_problem(const Filter& filter);
 
 // The table on the CPU, in double, row by row then column by column (the reference).
 std::vector<double> table_cpu(const Image& image);
+// What the sat_* methods (kernels/sat_steps.cu) offer besides GpuConvolver: the table alone,
+// built in the stream, kept in device memory (height x width doubles), for the rows that time
+// the table build on its own (sat_rows.cpp).
+class TableBuilder {
+ public:
+  virtual ~TableBuilder() = default;
+  virtual void build_table(cudaStream_t stream) = 0;  // after GpuConvolver::setup
+  virtual const course::DeviceBuffer<double>& table() const = 0;
+};
+
 // The box filter from a table of T (double or float), four reads per output pixel.
 template <class T>
 void box_from_table(std::span<const T> table, int height, int width, int filter_size, double tap, std::span<float> output);

@@ -82,7 +82,7 @@ __global__ void box_from_corners(const double* __restrict__ table, float* __rest
 }
 // [docs:end sat_box]
 
-class SatBox final : public GpuConvolver {
+class SatBox final : public GpuConvolver, public sat::TableBuilder {
  public:
   SatBox(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch, std::string what)
       : p_(problem), row_scan_(row_scan), scratch_(scratch), what_(std::move(what)),
@@ -116,8 +116,9 @@ class SatBox final : public GpuConvolver {
 
   std::string note() const override { return what_ + "; double table, then 4 reads per pixel whatever K"; }
 
- private:
-  void build_table(cudaStream_t stream) {
+  const course::DeviceBuffer<double>& table() const override { return table_; }
+
+  void build_table(cudaStream_t stream) override {
     row_scan_(p_.input->data(), table_.data(), p_.height, p_.width, row_scratch_.size() == 0 ? nullptr : row_scratch_.data(),
               stream);
     const dim3 grid((p_.width + kColumnThreads - 1) / kColumnThreads, bands_);
@@ -128,6 +129,8 @@ class SatBox final : public GpuConvolver {
     band_apply<<<grid, kColumnThreads, 0, stream>>>(table_.data(), offsets_.data(), p_.height, p_.width);
     CUDA_CHECK_LAUNCH("band_apply");
   }
+
+ private:
 
   GpuProblem p_;
   SatRowScan row_scan_;
