@@ -19,6 +19,7 @@
 #include "course/files.hpp"
 #include "course/format.hpp"
 #include "course/image.hpp"
+#include "histogram.hpp"
 #include "mandelbrot.hpp"
 
 namespace mandelbrot {
@@ -201,6 +202,27 @@ void write_counts_image(const std::string& path, std::span<const std::uint32_t> 
   const bool colour = std::filesystem::path(path).extension() == ".ppm" ||
                       (std::filesystem::path(path).extension() == ".png" && !gray);
   course::write_image(path, colour ? course::apply_colormap(shades) : shades, comment);
+}
+
+void write_equalised_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
+                           int max_iters, const std::string& comment, bool gray) {
+  const std::vector<std::uint32_t> bins = histogram::histogram_of(counts, max_iters + 1);
+  std::vector<std::uint32_t> cdf(bins.size());
+  histogram::inclusive_sum_cpu(bins, cdf);
+  const course::Image shades = histogram::equalise(counts, width, height, max_iters, cdf);
+  std::string text = comment;
+  const std::size_t shade_line = text.find("\nshade:");
+  const std::size_t shade_end = shade_line == std::string::npos ? shade_line : text.find('\n', shade_line + 1);
+  const std::string equalised =
+      "\nshade: equalised: 0 = interior (max_iters), else 1 + floor(254 cdf[count] / cdf[max_iters - 1])";
+  if (shade_line == std::string::npos) {
+    text += equalised;
+  } else {
+    text.replace(shade_line, shade_end == std::string::npos ? std::string::npos : shade_end - shade_line, equalised);
+  }
+  const bool colour = std::filesystem::path(path).extension() == ".ppm" ||
+                      (std::filesystem::path(path).extension() == ".png" && !gray);
+  course::write_image(path, colour ? course::apply_colormap(shades) : shades, text);
 }
 
 }  // namespace mandelbrot

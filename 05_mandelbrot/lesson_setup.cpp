@@ -108,6 +108,13 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--image", o.image_path,
                  "write the escape counts as an image: NAME.png (colour), NAME.pgm (grey) or NAME.ppm (colour)");
   app.add_flag("--gray", o.gray, "a .png image in grey levels (for draw_counts.py), not the colour map");
+  app.add_option("--colour,--color", o.colour,
+                 "the --image's colours: log (the counts on a log scale) or equalised (spread by the counts' "
+                 "histogram: every level covers as many pixels)")
+      ->check(CLI::IsMember({"log", "equalised", "equalized"}))
+      ->capture_default_str();
+  app.add_flag("--histogram", o.histogram,
+               "also the histogram of the counts and its prefix sum: CPU, the GPU steps, CUB (the deep dive)");
   app.add_flag("--skip-serial", o.skip_serial, "skip the one-thread CPU rows (minutes on large images)");
 }
 
@@ -124,6 +131,10 @@ Problem check_options(Options& options, const CLI::App& app, int width, int heig
   (void)plan_launch(problem.launch, width, height);  // throws on a bad shape, before any work
   if (!options.image_path.empty()) check_image_path(options.image_path, options.gray);
   if (options.gray && options.image_path.empty()) throw course::UsageError("--gray: there is no --image to write");
+  if (options.colour == "equalized") options.colour = "equalised";
+  if (options.colour != "log" && options.image_path.empty()) {
+    throw course::UsageError("--colour: there is no --image to colour");
+  }
   return problem;
 }
 
@@ -188,10 +199,15 @@ void write_image(const Options& options, const LessonData& data, bool from_gpu) 
   const std::string source =
       (from_gpu ? "the GPU's " + std::string(course::headline_kernel(data.kernels(), run.precision).name)
                 : std::string("the CPU reference")) + " (" + run.group() + ")";
-  write_counts_image(options.image_path, counts, problem.width, problem.height, problem.iters,
-                     image_comment(problem.view, problem.iters, run.precision, shade_range(counts, problem.iters), source),
-                     options.gray);
-  std::printf("\nImage: %s (%s)\n", options.image_path.c_str(), source.c_str());
+  const std::string comment =
+      image_comment(problem.view, problem.iters, run.precision, shade_range(counts, problem.iters), source);
+  if (options.colour == "equalised") {
+    write_equalised_image(options.image_path, counts, problem.width, problem.height, problem.iters, comment, options.gray);
+  } else {
+    write_counts_image(options.image_path, counts, problem.width, problem.height, problem.iters, comment, options.gray);
+  }
+  std::printf("\nImage: %s (%s%s)\n", options.image_path.c_str(), source.c_str(),
+              options.colour == "equalised" ? ", histogram-equalised" : "");
 }
 
 }  // namespace mandelbrot

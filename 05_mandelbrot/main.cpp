@@ -8,6 +8,8 @@
 //   05_mandelbrot --centre -0.743643887037151 0.131825904205330 --zoom 2e8 --iters 8000 --precision double
 //   05_mandelbrot --image set.png                    the escape counts as a colour image (--gray: grey)
 //   05_mandelbrot --kernel mandel_fast --sweep blocks   the headline kernel, then at many block shapes
+//   05_mandelbrot --histogram                         also the counts' histogram and CDF (deep dive)
+//   05_mandelbrot --image deep.png --colour equalised  colours spread by the counts' histogram
 //
 // The harness (course/harness.hpp) verifies, times and reports every row, in two groups, FP32 and
 // FP64: the CPU rows (one thread, OpenMP, OpenMP + SIMD; exact), one GPU row per kernel of
@@ -135,6 +137,8 @@ int run(int argc, char** argv) {
   lesson.on_gpu([&] { d.d_counts = course::DeviceBuffer<std::uint32_t>(pixels, "escape counts"); });
   for (PrecisionRun& run : d.runs) add_cpu_rows(lesson, d, run, o.skip_serial);
   add_gpu_rows(lesson, d, selected);
+  mandelbrot::HistogramData histogram;  // --histogram: the deep dive's histogram and CDF rows
+  if (o.histogram) mandelbrot::add_histogram_rows(lesson, d, histogram);
   lesson.add_sweep(mandelbrot::block_sweep(d));
 
   lesson.run_variants();

@@ -194,6 +194,10 @@ std::string image_comment(const View& view, int max_iters, course::Precision pre
 // `gray`), ".pgm" grey levels, ".ppm" the colour map.
 void write_counts_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
                         int max_iters, const std::string& comment, bool gray = false);
+// The same, histogram-equalised (--colour equalised): grey levels by histogram::equalise, the
+// comment's "shade:" line saying so.
+void write_equalised_image(const std::string& path, std::span<const std::uint32_t> counts, int width, int height,
+                           int max_iters, const std::string& comment, bool gray = false);
 // Throws course::UsageError when `path` cannot be an image output (wrong extension, --gray with
 // .ppm, no folder).
 void check_image_path(const std::string& path, bool gray = false);

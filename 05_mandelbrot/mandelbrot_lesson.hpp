@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "course/harness.hpp"
+#include "histogram.hpp"
 #include "mandelbrot.hpp"
 
 namespace mandelbrot {
@@ -27,6 +28,8 @@ struct Options {
   std::string precision = "both";
   std::string image_path;
   bool gray = false;
+  std::string colour = "log";  // --colour: log (the counts on a log scale) or equalised (by their histogram)
+  bool histogram = false;      // --histogram: the histogram and CDF rows (deep dive)
   bool skip_serial = false;
 };
 void add_options(CLI::App& app, Options& options);
@@ -111,5 +114,25 @@ void record_extras(course::Lesson& lesson, const LessonData& data);
 
 // ---- The block sweep (block_sweep.cpp, --sweep blocks) ----------------------------------------
 course::Sweep block_sweep(LessonData& data);
+
+}  // namespace mandelbrot
+
+// ---- The histogram of the counts (histogram_rows.cpp, --histogram) ----------------------------
+namespace mandelbrot {
+
+// The histogram and CDF rows' data: the input (the last precision's reference counts), the CPU's
+// histogram and prefix sum every row is checked against exactly, and the device buffers.
+struct HistogramData {
+  int num_bins = 0;                                // max_iters + 1
+  std::span<const std::uint32_t> input;            // the counts whose histogram is taken
+  std::vector<std::uint32_t> reference_bins, reference_cdf, bins, cdf;
+  course::DeviceBuffer<std::uint32_t> d_input, d_bins, d_bins_in, d_cdf;
+  std::deque<course::DeviceBuffer<unsigned char>> temp;  // the library rows' temporary storage
+};
+// Two groups of rows, "histogram" (CPU one thread and OpenMP, every kernel of
+// kernels/histogram_registry.inc, the headline held against the library) and "CDF" (CPU, the
+// block scan, the library's scan), each GPU row held against the device copy counting the bytes
+// it reads (the histogram: 4 per count) or reads and writes (the CDF: 8 per bin).
+void add_histogram_rows(course::Lesson& lesson, const LessonData& data, HistogramData& h);
 
 }  // namespace mandelbrot

@@ -387,18 +387,18 @@ struct SweepState {
 
 }  // namespace
 
-course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner) {
+course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner, bool box) {
   std::vector<std::int64_t> values;
   for (const int k : {3, 5, 7, 9, 11, 15, 19, 23, 27, 31, 39, 47, 55, 63}) {
     if (k <= std::min(image.width, image.height)) values.push_back(k);
   }
   auto& slot = lesson.slot<SweepState>();
   slot.emplace();
-  auto points = [&lesson, &image, planner, &slot](std::int64_t k) {
+  auto points = [&lesson, &image, planner, &slot, box](std::int64_t k) {
     SweepState& s = *slot;
     s.methods.clear();
     s.fftw.reset();
-    s.problem.emplace(make_problem(image, gaussian_filter(static_cast<int>(k))));
+    s.problem.emplace(make_problem(image, box ? box_filter(static_cast<int>(k)) : gaussian_filter(static_cast<int>(k))));
     const Problem& p = *s.problem;
     const double pixels = static_cast<double>(image.size());
     const int threads = lesson.options().cpu_threads();
@@ -439,7 +439,8 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
   // The sweep needs the CPU, or with --skip-cpu the GPU: each point says why if it cannot run.
   const Target target = lesson.options().skip_cpu ? Target::gpu : Target::cpu;
   return {.name = "filter-size", .axis = "K", .values = values, .points = points, .target = target,
-          .title = "Gaussian K x K filters: direct against FFT"};
+          .title = box ? "Box K x K filters: direct, FFT and the summed-area table"
+                       : "Gaussian K x K filters: direct against FFT"};
 }
 
 // ---- Pictures -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 #include "course/main.hpp"
 #include "fft_convolve.hpp"
 #include "lesson_rows.hpp"
+#include "sat_rows.hpp"
 
 namespace {
 
@@ -67,7 +68,9 @@ int run(int argc, char** argv) {
   fft_convolve::add_cpu_rows(lesson, problem, results, planner);
   fft_convolve::GpuRows gpu(lesson, problem, results);
   gpu.add(flags.kernels);
-  lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner));
+  fft_convolve::sat::TableRows sat_tables;  // --filter box: the summed-area table's build alone
+  fft_convolve::sat::add_table_rows(lesson, image, problem.filter, sat_tables);
+  lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.filter_name == "box"));
 
   lesson.run_variants();
   nlohmann::json& extra = lesson.report().extra();

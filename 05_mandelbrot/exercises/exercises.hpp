@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <span>
 
 #include "mandelbrot.hpp"
 
@@ -17,5 +18,10 @@ void launch_julia_starter(std::uint32_t* counts, const Frame<float>& frame, floa
                           Extent block, cudaStream_t stream);
 void launch_julia_solution(std::uint32_t* counts, const Frame<float>& frame, float kx, float ky, int max_iters,
                            Extent block, cudaStream_t stream);
+
+// Exercise 2 (CPU): the histogram-equalised grey level of a pixel with escape count `count`, from
+// the CDF of the counts' histogram (max_iters + 1 entries). See equalise_starter.cpp.
+std::uint8_t equalised_level_starter(std::uint32_t count, std::span<const std::uint32_t> cdf, int max_iters);
+std::uint8_t equalised_level_solution(std::uint32_t count, std::span<const std::uint32_t> cdf, int max_iters);
 
 }  // namespace mandelbrot::exercises

@@ -23,4 +23,12 @@ std::unique_ptr<GpuConvolver> make_fixed_naive_solution(const GpuProblem& proble
 void convolve_separable_starter(const Image& image, const Filter& filter, std::span<float> output, int threads);
 void convolve_separable_solution(const Image& image, const Filter& filter, std::span<float> output, int threads);
 
+// Exercise 6 (CPU): the box filter from a summed-area table (sat.hpp): each output pixel from
+// four reads of the double table, the window clipped to the image. Checked by
+// SatExercise.SolutionMatches and ...StarterAsShippedFails (label cpu: runs anywhere).
+void sat_box_starter(std::span<const double> table, int height, int width, int filter_size, double tap,
+                     std::span<float> output);
+void sat_box_solution(std::span<const double> table, int height, int width, int filter_size, double tap,
+                      std::span<float> output);
+
 }  // namespace fft_convolve::exercises

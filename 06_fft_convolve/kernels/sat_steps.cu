@@ -1,0 +1,150 @@
+// Lesson 06, deep dive: the summed-area-table method around a step's row pass (see sat.hpp):
+// the column pass and the box from four corners, the same for every step.
+//
+// The column pass scans every column of the row-scanned table, in place. One thread per column
+// walking all H rows would leave most of the GPU idle at 1024 columns, so the rows are cut into
+// bands of kBandRows: (1) each band's column totals, (2) per column, an exclusive scan of its
+// bands' totals (H / 16 values) into offsets, (3) each band walks its rows again from its offset. Coalesced
+// throughout: a warp reads 32 neighbouring columns of one row.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "course/check.hpp"
+#include "course/device_buffer.hpp"
+#include "kernels/sat_steps.cuh"
+#include "sat.hpp"
+
+namespace fft_convolve::detail {
+
+namespace {
+
+constexpr int kBandRows = 16;  // rows per band: 16 loads in flight per thread, H / 16 bands
+constexpr int kColumnThreads = 256;
+
+__global__ void band_totals(const double* __restrict__ table, double* __restrict__ totals, int height, int width) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (col >= width) return;
+  const int first = static_cast<int>(blockIdx.y) * kBandRows;
+  double sum = 0;
+#pragma unroll
+  for (int i = 0; i < kBandRows; ++i) {  // independent loads, all in flight at once
+    if (first + i < height) sum += table[static_cast<std::size_t>(first + i) * width + col];
+  }
+  totals[static_cast<std::size_t>(blockIdx.y) * width + col] = sum;
+}
+
+// An exclusive scan down each column of the band totals. Separate input and output arrays, so
+// the loads do not wait for the stores and the unrolled loop keeps several in flight.
+__global__ void band_offsets(const double* __restrict__ totals, double* __restrict__ offsets, int bands, int width) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (col >= width) return;
+  double running = 0;
+#pragma unroll 8
+  for (int b = 0; b < bands; ++b) {
+    const double t = totals[static_cast<std::size_t>(b) * width + col];
+    offsets[static_cast<std::size_t>(b) * width + col] = running;
+    running += t;
+  }
+}
+
+__global__ void band_apply(double* __restrict__ table, const double* __restrict__ offsets, int height, int width) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (col >= width) return;
+  const int first = static_cast<int>(blockIdx.y) * kBandRows;
+  double v[kBandRows];
+#pragma unroll
+  for (int i = 0; i < kBandRows; ++i) {  // every load first (they are independent), then the scan
+    v[i] = first + i < height ? table[static_cast<std::size_t>(first + i) * width + col] : 0.0;
+  }
+  double running = offsets[static_cast<std::size_t>(blockIdx.y) * width + col];
+#pragma unroll
+  for (int i = 0; i < kBandRows; ++i) {
+    running += v[i];
+    if (first + i < height) table[static_cast<std::size_t>(first + i) * width + col] = running;
+  }
+}
+
+// [docs:sat_box]
+// One output per thread: the clipped K x K window's sum from four reads of the table.
+__global__ void box_from_corners(const double* __restrict__ table, float* __restrict__ out, int height, int width,
+                                 int radius, double tap) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int r = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (r >= height || c >= width) return;
+  const int r0 = r - radius - 1, r1 = min(r + radius, height - 1);
+  const int c0 = c - radius - 1, c1 = min(c + radius, width - 1);
+  auto at = [&](int row, int col) {  // T(row, col), 0 above or left of the image
+    return row < 0 || col < 0 ? 0.0 : table[static_cast<std::size_t>(row) * width + col];
+  };
+  const double sum = at(r1, c1) - at(r0, c1) - at(r1, c0) + at(r0, c0);
+  out[static_cast<std::size_t>(r) * width + c] = static_cast<float>(sum * tap);
+}
+// [docs:end sat_box]
+
+class SatBox final : public GpuConvolver, public sat::TableBuilder {
+ public:
+  SatBox(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch, std::string what)
+      : p_(problem), row_scan_(row_scan), scratch_(scratch), what_(std::move(what)),
+        problem_(sat::box_problem(*problem.filter)) {}
+
+  std::string unsupported() const override { return problem_; }
+
+  void setup(cudaStream_t) override {
+    const std::size_t pixels = static_cast<std::size_t>(p_.height) * static_cast<std::size_t>(p_.width);
+    table_ = course::DeviceBuffer<double>(pixels, "summed-area table");
+    bands_ = (p_.height + kBandRows - 1) / kBandRows;
+    totals_ = course::DeviceBuffer<double>(static_cast<std::size_t>(bands_) * static_cast<std::size_t>(p_.width),
+                                           "summed-area table: band totals");
+    offsets_ = course::DeviceBuffer<double>(totals_.size(), "summed-area table: band offsets");
+    const std::size_t scratch = scratch_ ? scratch_(p_.height, p_.width) : 0;
+    if (scratch > 0) row_scratch_ = course::DeviceBuffer<double>(scratch, "summed-area table: row scratch");
+  }
+
+  void run(cudaStream_t stream) override {
+    build_table(stream);
+    const dim3 block(32, 8);
+    const dim3 grid((p_.width + 31) / 32, (p_.height + 7) / 8);
+    box_from_corners<<<grid, block, 0, stream>>>(table_.data(), p_.output->data(), p_.height, p_.width,
+                                                 p_.filter->radius(), static_cast<double>(p_.filter->taps.front()));
+    CUDA_CHECK_LAUNCH("box_from_corners");
+  }
+
+  // Read the image, write and read the table (8 bytes a pixel), write the output: what a fused
+  // table build and box would move at best.
+  double bytes_per_pixel() const override { return 4 + 8 + 8 + 4; }
+
+  std::string note() const override { return what_ + "; double table, then 4 reads per pixel whatever K"; }
+
+  const course::DeviceBuffer<double>& table() const override { return table_; }
+
+  void build_table(cudaStream_t stream) override {
+    row_scan_(p_.input->data(), table_.data(), p_.height, p_.width, row_scratch_.size() == 0 ? nullptr : row_scratch_.data(),
+              stream);
+    const dim3 grid((p_.width + kColumnThreads - 1) / kColumnThreads, bands_);
+    band_totals<<<grid, kColumnThreads, 0, stream>>>(table_.data(), totals_.data(), p_.height, p_.width);
+    CUDA_CHECK_LAUNCH("band_totals");
+    band_offsets<<<grid.x, kColumnThreads, 0, stream>>>(totals_.data(), offsets_.data(), bands_, p_.width);
+    CUDA_CHECK_LAUNCH("band_offsets");
+    band_apply<<<grid, kColumnThreads, 0, stream>>>(table_.data(), offsets_.data(), p_.height, p_.width);
+    CUDA_CHECK_LAUNCH("band_apply");
+  }
+
+ private:
+
+  GpuProblem p_;
+  SatRowScan row_scan_;
+  SatScratch scratch_;
+  std::string what_, problem_;
+  course::DeviceBuffer<double> table_, totals_, offsets_, row_scratch_;
+  int bands_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuConvolver> make_sat_box(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch,
+                                           std::string what) {
+  return std::make_unique<SatBox>(problem, row_scan, scratch, std::move(what));
+}
+
+}  // namespace fft_convolve::detail
