@@ -13,6 +13,7 @@
 #include "course/errors.hpp"
 #include "course/files.hpp"
 #include "course/threads.hpp"
+#include "course/watchdog.hpp"
 
 namespace course {
 
@@ -194,6 +195,18 @@ void LessonCli::add_common_options() {
   app_.add_flag_callback("--no-flush-l2", [this] { options_.flush_l2 = false; },
                          "keep the L2 cache warm between GPU repetitions");
   app_.add_option("--json", options_.json_path, "write the results as JSON to this file");
+  app_.add_option("--timeout", options_.timeout,
+                  "seconds a GPU row's run (its timed runs: 10x their expected time, at least this), an NVRTC "
+                  "compile or an FFTW plan may take before the run is stopped with exit 3 (0 = no limit)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double value = -1;
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            const bool fits = error == std::errc() && end == text.data() + text.size() && value >= 0 && value <= 604800;
+            return fits ? std::string() : "'" + text + "' is not a number of seconds from 0 to 604800 (0: no limit)";
+          },
+          "SECONDS"))
+      ->capture_default_str();
   app_.footer(
       "Exit codes: 0 all results verified, 1 a result failed verification, 2 bad command line, "
       "3 runtime error (CUDA error, out of memory, GPU required but absent).");
@@ -261,6 +274,7 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
   }
   options_.size = dim_values_.front();
   options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
+  set_watchdog_limit(options_.timeout);
   apply_cpu_threads(options_.threads);  // --threads, or OMP_NUM_THREADS: refused beyond what the machine runs
   return options_;
 }
