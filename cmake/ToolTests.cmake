@@ -168,7 +168,7 @@ endif()
 # exercise in this build (the shipped solution passes, the shipped starter fails with the check
 # that failed), and every starter still its recorded self
 # (an edited one is a student's: skipped, except under CI=true, where it fails).
-foreach(case IN ITEMS usage records reasons)
+foreach(case IN ITEMS usage records reasons stalled)
   add_test(NAME scripts.check_exercise.${case}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh ${case})
   set_tests_properties(scripts.check_exercise.${case} PROPERTIES LABELS cpu TIMEOUT 120 SKIP_REGULAR_EXPRESSION "SKIPPED:")
@@ -178,4 +178,26 @@ if(TARGET 06_fft_convolve_tests)
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh cpu_exercise ${CMAKE_BINARY_DIR})
   set_tests_properties(scripts.check_exercise.cpu_exercise PROPERTIES LABELS cpu TIMEOUT 600
                        SKIP_REGULAR_EXPRESSION "SKIPPED:" ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+endif()
+
+# The watchdog (common/include/course/watchdog.hpp, --timeout): lesson 08's NVRTC compile of a
+# source that never finishes preprocessing (nested doubling macros) is stopped at --timeout 1,
+# one line naming the compile, exit 3 (no GPU needed: NVRTC compiles without one). On a GPU, a
+# kernel that never ends (`while (true) {}`) is stopped at --timeout 5, naming its row; without
+# a GPU that test says so (--skip-cpu needs one) and is skipped.
+if(TARGET 08_driver_api_saxpy)
+  set(saxpy_tests ${PROJECT_SOURCE_DIR}/08_driver_api_saxpy/tests)
+  add_test(NAME common.watchdog.nvrtc_compile
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:08_driver_api_saxpy>
+             "-DARGS=--kernel-file|${saxpy_tests}/macro_bomb.cu|--length|1000|--timeout|1|--skip-gpu"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=the NVRTC compile of macro_bomb.cu ran past its time limit of 1 s"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.watchdog.nvrtc_compile PROPERTIES LABELS cpu TIMEOUT 60)
+  add_test(NAME common.watchdog.endless_kernel
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:08_driver_api_saxpy>
+             "-DARGS=--kernel-file|${saxpy_tests}/endless_kernel.cu|--entry|saxpy|--length|1000|--skip-cpu|--timeout|5"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=GPU row '.*' ran past its time limit of 5 s|a GPU is required"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.watchdog.endless_kernel PROPERTIES LABELS gpu TIMEOUT 120 RESOURCE_LOCK gpu
+                       SKIP_REGULAR_EXPRESSION "stderr: [^\n]*a GPU is required by --skip-cpu")
 endif()
