@@ -58,11 +58,23 @@ endforeach()
 # build's: one test for the course pages and one per lesson built (its docs page and its README
 # together, so a command shown in both runs once). No GPU lock: nothing in them is timed against
 # a bar, and on a GPU machine the lessons' documented runs take minutes one after another.
+# Two tests per page set:
+#   docs.commands.<name>        the pages' full sizes; labels cpu and docs-full. On a GPU machine
+#                               they take about 24 GPU-minutes, so scripts/test_course.sh leaves
+#                               the docs-full label out there (scripts/reproduce_docs.sh runs it);
+#                               without a GPU (CI) they run as part of every test run.
+#   docs.commands.<name>.quick  the same commands with sizes capped and few repetitions
+#                               (scripts/tests/doc_quick.sh): every flag still parsed and run, in
+#                               every test run.
 function(course_add_doc_commands_test name)  # ARGN: the pages, relative to the checkout
   add_test(NAME docs.commands.${name}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands
              ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${ARGN})
-  set_tests_properties(docs.commands.${name} PROPERTIES LABELS cpu TIMEOUT 1200)
+  set_tests_properties(docs.commands.${name} PROPERTIES LABELS "cpu;docs-full" TIMEOUT 1200)
+  add_test(NAME docs.commands.${name}.quick
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands --quick
+             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${ARGN})
+  set_tests_properties(docs.commands.${name}.quick PROPERTIES LABELS cpu TIMEOUT 600)
 endfunction()
 
 course_add_doc_commands_test(course README.md docs/README.md docs/workshop.md)

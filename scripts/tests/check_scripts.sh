@@ -191,14 +191,36 @@ case_doc_plot_command() {
 }
 
 # Commands marked "minutes without a GPU" in the docs are run only where a GPU is usable.
+# With --quick (first), each lesson binary is run through scripts/tests/doc_quick.sh: the same
+# command with its sizes capped and few repetitions (the default test command on a GPU machine;
+# the pages' full sizes are the docs-full label's, which scripts/reproduce_docs.sh runs).
 case_doc_commands() {
+  local quick=0
+  if [ "${1:-}" = --quick ]; then quick=1; shift; fi
   local bin="${1:?doc_commands needs the bin folder of a build}"
   shift
   [ $# -gt 0 ] || fail "doc_commands needs the pages whose commands it runs"
   local pages=("$@")
   local sandbox="$work/checkout"
   mkdir -p "$sandbox/build/release" "$work/nompl"
-  ln -s "$bin" "$sandbox/build/release/bin"
+  if [ "$quick" -eq 1 ]; then
+    mkdir -p "$work/quickbin"
+    local program
+    for program in "$bin"/*; do
+      local stem
+      stem="$(basename "$program")"
+      if [[ "$stem" =~ ^[0-9][0-9]_ && "$stem" != *_tests ]]; then
+        printf '#!/bin/sh\nexec bash "%s" "%s" "$@"\n' "$root/scripts/tests/doc_quick.sh" "$program" >"$work/quickbin/$stem"
+        chmod +x "$work/quickbin/$stem"
+      else
+        ln -s "$program" "$work/quickbin/$stem"
+      fi
+    done
+    ln -s "$work/quickbin" "$sandbox/build/release/bin"
+    echo "quick mode: lesson binaries run with capped sizes and repetitions (scripts/tests/doc_quick.sh)"
+  else
+    ln -s "$bin" "$sandbox/build/release/bin"
+  fi
   ln -s "$root/scripts" "$sandbox/scripts"
   # The lesson folders and docs too: some commands read a file from them (a user's kernel source).
   local folder
@@ -250,5 +272,5 @@ case_doc_commands() {
 case "${1:-}" in
   missing_values|plot_errors|progress|doc_plot_command|configure_installs) "case_$1" ;;
   doc_commands) shift; case_doc_commands "$@" ;;
-  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_commands BIN_DIR PAGE..." >&2; exit 2 ;;
+  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_commands [--quick] BIN_DIR PAGE..." >&2; exit 2 ;;
 esac
