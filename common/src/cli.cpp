@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -67,8 +68,16 @@ void check_values(const CLI::App& app) {
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_type_size_max() == 0) continue;
     const std::string flag = option->nonpositional() ? flag_name(*option) : option->get_name();
+    std::string type = option->get_type_name();
+    type = type.substr(0, type.find(':'));
+    const bool numeric = type == "INT" || type == "UINT" || type == "FLOAT";
     for (const std::string& value : option->results()) {
       if (value.empty()) throw UsageError(flag + ": the value is empty; give one");
+      // "--json -k": a short flag swallowed as a file name (a number such as -1 stays a value).
+      if (!numeric && value.size() > 1 && value[0] == '-' && std::isalpha(static_cast<unsigned char>(value[1]))) {
+        throw UsageError(flag + ": '" + value + "' is a flag, not a value: give " + flag + " its value first" +
+                         " (for a file whose name starts with '-', write ./" + value + ")");
+      }
       if (value.rfind("--", 0) == 0) {
         throw UsageError(flag + ": '" + value + "' is a flag, not a value: give " + flag + " its value first");
       }
@@ -94,7 +103,11 @@ std::string conversion_message(const CLI::App& app, const std::string& what) {
   const std::string name = what.substr(head.size(), equals - head.size());
   const CLI::Option* option = app.get_option_no_throw(name);
   const std::string type = option ? option->get_type_name().substr(0, option->get_type_name().find(':')) : "";
-  return name + ": '" + what.substr(equals + 3) + "' is not " +
+  const std::string value = what.substr(equals + 3);
+  const std::size_t sign = value.rfind('-', 0) == 0 ? 1 : 0;
+  const bool digits = value.size() > sign && value.find_first_not_of("0123456789", sign) == std::string::npos;
+  if (digits && (type == "INT" || type == "UINT")) return name + ": " + value + " is out of range (too large a number)";
+  return name + ": '" + value + "' is not " +
          (type == "FLOAT" ? "a number" : type == "INT" || type == "UINT" ? "a whole number" : "a valid value");
 }
 

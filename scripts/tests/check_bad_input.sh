@@ -12,6 +12,8 @@
 #   kernel_file     lesson 08's --kernel-file as a FIFO, /dev/zero, a huge file, ""; -a ""
 #   jit_cache_kill  lesson 08 killed (SIGTERM, SIGKILL) leaves no JIT-cache folder behind
 #   sweep           sweep.sh: blank or glob --sizes, a bad --lesson, a lesson's exit 3 kept
+#   corpus          every case of scripts/tests/bad_inputs.tsv (the fuzz corpus): its exit code and
+#                   its one stderr line, within 60 s
 #   progress        (not bad input, but a long run's silence) lesson 05's CPU reference at a size
 #                   of minutes prints a progress line with an estimate within seconds
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -240,10 +242,35 @@ case_progress() {
   echo "ok: $line"
 }
 
+case_corpus() {
+  local bin="$1" name code pattern command ran=0 skipped=0
+  mkfifo "$work/fifo"
+  mkdir -p "$work/out"
+  printf '0 0 0\n0 0 0\n0 0 0\n' >"$work/zero.txt"
+  printf '1e-45 1e-45 1e-45\n1e-45 1e-45 1e-45\n1e-45 1e-45 1e-45\n' >"$work/tiny.txt"
+  printf '3e38 -3e38 3e38\n-3e38 3e38 -3e38\n3e38 -3e38 3e38\n' >"$work/huge.txt"
+  printf 'P5\n1 1\n255\n\x80' >"$work/one.pgm"
+  while IFS=$'\t' read -r name code pattern command; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    local program
+    program="$(printf '%s\n' "$command" | grep -oE '\$bin/[A-Za-z0-9_]+' | head -n 1)"
+    if [ -n "$program" ] && [ ! -x "$bin/${program#\$bin/}" ]; then
+      echo "skipped: $name (${program#\$bin/} is not built)"
+      skipped=$((skipped + 1))
+      continue
+    fi
+    capture env bin="$bin" root="$root" work="$work" bash -c "cd \"\$work\" && $command"
+    expect_one_line "corpus $name" "$code" "$pattern"
+    ran=$((ran + 1))
+  done <"$root/scripts/tests/bad_inputs.tsv"
+  [ "$ran" -gt 0 ] || fail "no corpus case ran"
+  echo "corpus: $ran cases ran, $skipped skipped"
+}
+
 case "${1:-}" in
   plot_files) case_plot_files ;;
-  json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress)
+  json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress|corpus)
     [ -d "${2:-}" ] || { echo "check_bad_input.sh $1 needs the bin folder of a build" >&2; exit 2; }
     "case_$1" "$(cd "$2" && pwd)" ;;
-  *) echo "usage: check_bad_input.sh plot_files|json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress [BIN_DIR]" >&2; exit 2 ;;
+  *) echo "usage: check_bad_input.sh plot_files|json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress|corpus [BIN_DIR]" >&2; exit 2 ;;
 esac
