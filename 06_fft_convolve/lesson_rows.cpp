@@ -132,11 +132,11 @@ Problem make_problem(course::Lesson& lesson, const LessonOptions& options) {
     image = test_image(static_cast<int>(width), static_cast<int>(height), common.seed);
   }
   Filter filter;
-  const bool size_given = app.count("--filter-size") > 0;
-  if (size_given && (options.filter_size < 1 || options.filter_size > 255 || options.filter_size % 2 == 0)) {
+  const bool filter_size_given = app.count("--filter-size") > 0;
+  if (filter_size_given && (options.filter_size < 1 || options.filter_size > 255 || options.filter_size % 2 == 0)) {
     throw course::UsageError("--filter-size " + std::to_string(options.filter_size) + ": give an odd size from 1 to 255");
   }
-  std::string flag = size_given ? "--filter-size " + std::to_string(options.filter_size) : "--filter " + options.filter_name;
+  std::string flag = filter_size_given ? "--filter-size " + std::to_string(options.filter_size) : "--filter " + options.filter_name;
   if (!options.filter_file.empty()) {
     if (app.count("--filter") + app.count("--filter-size") > 0) {
       throw course::UsageError("--filter-file: give either --filter-file or --filter/--filter-size, not both");

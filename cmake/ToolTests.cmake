@@ -54,6 +54,11 @@ foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command confi
   set_tests_properties(scripts.${case} PROPERTIES LABELS cpu TIMEOUT 120)
 endforeach()
 
+# run_course.sh deletes no JSON it did not write (every lesson failing, from a stand-in checkout).
+add_test(NAME scripts.run_course_keeps_json
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh run_course_keeps_json ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+set_tests_properties(scripts.run_course_keeps_json PROPERTIES LABELS cpu TIMEOUT 120 ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+
 # The docs' commands as written, from a checkout-like folder whose build/release/bin is this
 # build's: one test for the course pages and one per lesson built (its docs page and its README
 # together, so a command shown in both runs once). No GPU lock: nothing in them is timed against

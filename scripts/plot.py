@@ -148,6 +148,44 @@ def read_regular_file(file):
     return data
 
 
+# Where plot.py may read pictures a results file names (lesson 06's extra.images): the folders
+# of the results given and --out, resolved; set by main(). A results file never chooses a path
+# outside them, and never a FIFO, a device or an oversized file.
+ALLOWED_ROOTS = []
+MAX_PICTURE_BYTES = 64 << 20
+PICTURE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}\.png")
+
+
+def image_path(folder, file):
+    """The picture `file` in `folder`, as a results file names them, checked: a plain PNG name, a
+    folder without '..' inside a results folder or --out, a regular file of at most 64 MiB.
+    None if it does not exist; InputError for anything else."""
+    if not isinstance(folder, str) or not isinstance(file, str) or not PICTURE_NAME.fullmatch(file):
+        raise InputError(f"a results file names a picture {file!r}: not a plain PNG file name")
+    if not folder or ".." in Path(folder).parts or "\0" in folder:
+        raise InputError(f"a results file names the picture folder {folder!r}: refused (empty or with '..')")
+    resolved = Path(folder).resolve()
+    if not any(resolved == root or root in resolved.parents for root in ALLOWED_ROOTS):
+        raise InputError(f"a results file names the picture folder {folder}: outside the results' folders and --out")
+    path = resolved / file
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path} is not a regular file (a link, FIFO, device or folder)")
+    if info.st_size > MAX_PICTURE_BYTES:
+        raise InputError(f"{path} is larger than {MAX_PICTURE_BYTES >> 20} MiB: not a lesson's picture")
+    return path
+
+
+def safe_name_part(text, limit=40):
+    """A piece of a PNG's name from a results file's text: letters, digits and '_' only."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_")[:limit]
+
+
 def load_reports(paths):
     reports = []
     for path in paths:
@@ -464,6 +502,11 @@ def main():
     args = parser.parse_args()
 
     out_dir = check_out_folder(args.out)
+    ALLOWED_ROOTS.append(out_dir.resolve())
+    for given in args.results:
+        if given:
+            folder = Path(given) if Path(given).is_dir() else Path(given).parent
+            ALLOWED_ROOTS.append(folder.resolve())
     reports = load_reports(args.results)
     if not reports:
         raise UsageError("no course results found in " + " ".join(args.results))
