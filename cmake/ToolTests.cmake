@@ -132,7 +132,7 @@ endif()
 # results files and output folders for plot.py, --json to a FIFO, a full disk (a file-size limit),
 # lesson 08's kernel file and its JIT cache after a kill, sweep.sh's checks and exit code; and the
 # progress line of a long CPU reference.
-foreach(case IN ITEMS plot_files json_fifo full_disk kernel_file jit_cache_kill sweep progress corpus)
+foreach(case IN ITEMS plot_files plot_pictures json_fifo full_disk kernel_file jit_cache_kill sweep progress corpus)
   add_test(NAME scripts.bad_input.${case}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_bad_input.sh ${case} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
   set_tests_properties(scripts.bad_input.${case} PROPERTIES LABELS cpu TIMEOUT 300)

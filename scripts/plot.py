@@ -61,6 +61,9 @@ def python_with_matplotlib():
     return None
 
 
+# The course draws into files with Agg whatever the environment says: a bogus MPLBACKEND would
+# make the import itself fail with a traceback.
+os.environ.pop("MPLBACKEND", None)
 try:
     import matplotlib
 except ImportError:
