@@ -431,7 +431,7 @@ void prepare_output_folder(const std::string& folder) {
     throw course::UsageError("--out-dir " + folder + ": exists and is not a folder");
   }
   fs::create_directories(folder, error);
-  if (error) throw course::Error("--out-dir " + folder + ": cannot create the folder (" + error.message() + ")");
+  if (error) throw course::UsageError("--out-dir " + folder + ": cannot create the folder (" + error.message() + ")");
 }
 
 nlohmann::json write_pictures(const std::string& folder, const Problem& problem, std::vector<NamedResult> gpu_results) {

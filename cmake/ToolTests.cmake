@@ -218,3 +218,23 @@ if(TARGET 08_driver_api_saxpy)
   set_tests_properties(common.watchdog.endless_kernel PROPERTIES LABELS gpu TIMEOUT 120 RESOURCE_LOCK gpu
                        SKIP_REGULAR_EXPRESSION "stderr: [^\n]*a GPU is required by --skip-cpu")
 endif()
+
+# course_summary takes one value per --missing: a results file after it is read, not swallowed.
+add_test(NAME common.summary.missing_keeps_the_file
+         COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:course_summary>
+           "-DARGS=--missing|02_elementwise_add=exit 3|${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json"
+           -DEXPECTED_EXIT=1 "-DEXPECTED_STDOUT=01_vector_exp .*02_elementwise_add +no +did not finish: exit 3"
+           -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+set_tests_properties(common.summary.missing_keeps_the_file PROPERTIES LABELS cpu TIMEOUT 60)
+
+# Lesson 01's first program takes no arguments: --help answers, anything else is exit 2.
+if(TARGET 01_vector_exp_first_contact)
+  add_test(NAME 01_vector_exp.first_contact_bad_argument
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:01_vector_exp_first_contact> -DARGS=--length|5
+             -DEXPECTED_EXIT=2 "-DEXPECTED_STDERR=unexpected argument '--length': this program takes none"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  add_test(NAME 01_vector_exp.first_contact_help
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:01_vector_exp_first_contact> -DARGS=--help
+             -DEXPECTED_EXIT=0 "-DEXPECTED_STDOUT=Usage: .*no arguments" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(01_vector_exp.first_contact_bad_argument 01_vector_exp.first_contact_help PROPERTIES LABELS cpu TIMEOUT 60)
+endif()

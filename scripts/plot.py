@@ -155,6 +155,7 @@ def read_regular_file(file):
 # of the results given and --out, resolved; set by main(). A results file never chooses a path
 # outside them, and never a FIFO, a device or an oversized file.
 ALLOWED_ROOTS = []
+OUT_FOLDER = []  # --out, for an error that names no file
 MAX_PICTURE_BYTES = 64 << 20
 PICTURE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}\.png")
 
@@ -189,6 +190,11 @@ def safe_name_part(text, limit=40):
     return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_")[:limit]
 
 
+def reject_constant(name):
+    """NaN, Infinity and -Infinity are not JSON (the lessons write null for a missing number)."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def load_reports(paths):
     reports = []
     for path in paths:
@@ -202,7 +208,7 @@ def load_reports(paths):
         for file in files:
             data = read_regular_file(file)
             try:
-                report = json.loads(data)
+                report = json.loads(data, parse_constant=reject_constant)
             except RecursionError:
                 raise InputError(f"{file} is nested too deeply to be a lesson's results")
             except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
@@ -505,6 +511,7 @@ def main():
     args = parser.parse_args()
 
     out_dir = check_out_folder(args.out)
+    OUT_FOLDER[:] = [str(out_dir)]
     ALLOWED_ROOTS.append(out_dir.resolve())
     for given in args.results:
         if given:
@@ -513,8 +520,10 @@ def main():
     reports = load_reports(args.results)
     if not reports:
         raise UsageError("no course results found in " + " ".join(args.results))
-    written = draw(reports, out_dir)
-    for path in filter(None, written):
+    written = [path for path in draw(reports, out_dir) if path]
+    if not written:
+        raise InputError("nothing to draw: no row or sweep of these results ran (" + " ".join(args.results) + ")")
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -557,7 +566,9 @@ def run():
         print("plot.py: interrupted", file=sys.stderr)
         return 130
     except OSError as error:  # a PNG that cannot be written (disk full, the folder removed meanwhile)
-        print(f"plot.py: error: {error.filename or ''}: {error.strerror or one_line(error)}", file=sys.stderr)
+        # matplotlib's own writes name no file: say which folder it was writing into.
+        where = error.filename or (f"a PNG in {OUT_FOLDER[0]}" if OUT_FOLDER else "a file")
+        print(f"plot.py: error: {where}: {error.strerror or one_line(error)}", file=sys.stderr)
         return 3
     except Exception as error:  # noqa: BLE001 (the one place that turns any failure into one line)
         print(f"plot.py: error: unexpected {type(error).__name__}: {one_line(error)}", file=sys.stderr)

@@ -20,6 +20,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # run the whole suite): checked before anything is installed or built.
 ctest_with_value=" -R -E -L -LE -j -I --repeat --timeout --stop-time -C --tests-regex --exclude-regex --label-regex --label-exclude --parallel "
 ctest_flags=" -N -V -VV -Q --output-on-failure --rerun-failed --show-only --stop-on-failure --schedule-random --no-tests=error --no-tests=ignore "
+# COURSE_REQUIRE_GPU: 1/true/yes/on or 0/false/no/off (or unset); anything else is not guessed.
+if [ -n "${COURSE_REQUIRE_GPU:-}" ] && ! [[ "$COURSE_REQUIRE_GPU" =~ ^([01]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|[Oo][Nn]|[Oo][Ff][Ff])$ ]]; then
+  course_say "test_course.sh: COURSE_REQUIRE_GPU=$COURSE_REQUIRE_GPU: give 1 (a GPU is required) or 0 (it is not)"
+  exit 2
+fi
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   arg="${args[i]}"
@@ -50,7 +55,7 @@ leave_out=()
 if gpu="$("$probe" --has-gpu)"; then
   echo "== test (GPU: ${gpu#usable: }; the documented commands at their quick sizes: the docs-full label is reproduce_docs.sh's)"
   [[ " $* " == *docs-full* ]] || leave_out=(-LE docs-full)
-elif [ -n "${COURSE_REQUIRE_GPU:-}" ] && [ "${COURSE_REQUIRE_GPU}" != 0 ]; then
+elif [[ "${COURSE_REQUIRE_GPU:-}" =~ ^(1|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn])$ ]]; then
   echo "== test (no usable GPU: $gpu; COURSE_REQUIRE_GPU is set, so GPU tests will fail)"
 else
   echo "== test (no usable GPU: $gpu; GPU tests will be reported as skipped)"

@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "course/check.hpp"
+#include "course/errors.hpp"
 #include "course/format.hpp"
 #include "course/timing.hpp"
 
@@ -94,8 +96,15 @@ std::string DeviceInfo::one_line() const {
 }
 
 bool gpu_required_by_environment() {
+  // 1, true, yes, on: required; unset, "", 0, false, no, off: not. Anything else is a mistake
+  // whose meaning is not guessed.
   const char* value = std::getenv("COURSE_REQUIRE_GPU");
-  return value != nullptr && *value != '\0' && std::string(value) != "0";
+  if (value == nullptr) return false;
+  std::string text = value;
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text.empty() || text == "0" || text == "false" || text == "no" || text == "off") return false;
+  if (text == "1" || text == "true" || text == "yes" || text == "on") return true;
+  throw UsageError("COURSE_REQUIRE_GPU=" + std::string(value) + ": give 1 (a GPU is required) or 0 (it is not)");
 }
 
 GpuStatus probe_gpu(int index) {

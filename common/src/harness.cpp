@@ -389,7 +389,11 @@ void Lesson::run_variants() {
 int Lesson::finish() {
   Report& report = this->report();
   report.print(std::cout);
+  std::cout.flush();
+  const bool printed = static_cast<bool>(std::cout);
   if (!options().json_path.empty()) report.write_json(options().json_path);
+  // stdout on a full disk or a closed pipe: the table is lost, which is not a success.
+  if (!printed) throw Error("cannot write the results table to standard output (a full disk or a closed pipe?)");
   return report.exit_code();
 }
 

@@ -189,7 +189,9 @@ std::vector<std::string> summary_row(const std::string& label, const Fields& fie
 int run(int argc, char** argv) {
   CLI::App app("Prints the course summary table from lesson JSON results", "course_summary");
   std::vector<std::string> files, missing;
-  app.add_option("--missing", missing, "LESSON=REASON for a lesson that wrote no JSON");
+  // One value per --missing (a JSON file after it is a file, not a second reason).
+  app.add_option("--missing", missing, "LESSON=REASON for a lesson that wrote no JSON (one per --missing)")
+      ->allow_extra_args(false);
   app.add_option("files", files, "JSON files written by the lessons (--json)");
   course::parse_command_line(app, argc, argv);
   if (files.empty() && missing.empty()) throw course::UsageError("no JSON files given");
@@ -222,7 +224,9 @@ int run(int argc, char** argv) {
     if (cpu_line.empty()) {
       // Reports written before the host was recorded have no "host" (or an empty one).
       const std::optional<std::string> host = fields.optional_text("/host/cpu");
-      cpu_line = (host ? *host + ", " : "") + std::to_string(fields.integer("/summary/cpu_threads")) + " CPU threads";
+      const std::int64_t threads = fields.integer("/summary/cpu_threads");
+      if (threads < 1 || threads > (1 << 20)) fields.wrong("/summary/cpu_threads", "a thread count (1 to 2^20)");
+      cpu_line = (host ? *host + ", " : "") + std::to_string(threads) + " CPU threads";
     }
   }
   for (const std::string& item : missing) {
@@ -240,6 +244,14 @@ int run(int argc, char** argv) {
       widths[c] = std::max(widths[c], row[c].size());
     }
   }
+  // Text from a results file reaches the terminal without control characters (ANSI escapes, newlines).
+  for (auto& row : table) {
+    for (std::string& cell : row) {
+      for (char& c : cell) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+      }
+    }
+  }
   auto print_row = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       const bool last = c + 1 == row.size();  // no padding after the last cell
@@ -251,6 +263,8 @@ int run(int argc, char** argv) {
             << (cpu_line.empty() ? "CPU" : cpu_line) << ")\n";
   print_row(headers);
   for (const auto& row : table) print_row(row);
+  std::cout.flush();
+  if (!std::cout) throw course::Error("cannot write the summary to standard output (a full disk or a closed pipe?)");
   return all_verified ? course::kExitOk : course::kExitVerificationFailed;
 }
 

@@ -18,7 +18,7 @@
 #                   hang); a picture inside is accepted; filter names reach PNG names as letters,
 #                   digits and '_' only; MPLBACKEND=bogus is ignored
 #   corpus          every case of scripts/tests/bad_inputs.tsv (the fuzz corpus): its exit code and
-#                   its one stderr line, within 60 s
+#                   its one stderr line, within 60 s (cases named plot_* need matplotlib)
 #   progress        (not bad input, but a long run's silence) lesson 05's CPU reference at a size
 #                   of minutes prints a progress line with an estimate within seconds
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -298,12 +298,31 @@ case_corpus() {
   printf '1e-45 1e-45 1e-45\n1e-45 1e-45 1e-45\n1e-45 1e-45 1e-45\n' >"$work/tiny.txt"
   printf '3e38 -3e38 3e38\n-3e38 3e38 -3e38\n3e38 -3e38 3e38\n' >"$work/huge.txt"
   printf 'P5\n1 1\n255\n\x80' >"$work/one.pgm"
+  python3 - "$root/common/tests/fixtures/01_vector_exp_fixture.json" "$work" <<'PY' || fail "could not make the plot inputs"
+import json, sys
+report = json.load(open(sys.argv[1]))
+nan = json.loads(json.dumps(report))
+nan["rows"][0]["time_ms"] = float("nan")
+open(f"{sys.argv[2]}/nan.json", "w").write(json.dumps(nan))
+for row in report["rows"]:
+    row["status"] = "skipped"
+    row["time_ms"] = None
+report.pop("sweeps", None)
+open(f"{sys.argv[2]}/nothing_ran.json", "w").write(json.dumps(report))
+PY
+  local plot_python=""
+  plot_python="$(source "$root/scripts/setup.sh" >/dev/null 2>&1; course_plot_python)"
   while IFS=$'\t' read -r name code pattern command; do
     [[ -z "$name" || "$name" == \#* ]] && continue
     local program
     program="$(printf '%s\n' "$command" | grep -oE '\$bin/[A-Za-z0-9_]+' | head -n 1)"
     if [ -n "$program" ] && [ ! -x "$bin/${program#\$bin/}" ]; then
       echo "skipped: $name (${program#\$bin/} is not built)"
+      skipped=$((skipped + 1))
+      continue
+    fi
+    if [[ "$name" == plot_* && -z "$plot_python" ]]; then
+      echo "skipped: $name (no python3 with matplotlib here)"
       skipped=$((skipped + 1))
       continue
     fi
