@@ -15,7 +15,7 @@ endforeach()
 
 # Also what is not a JUnit file, or not a file: deep nesting, a 50,000-character reason, a huge
 # character reference, an HTML page, /dev/zero, a FIFO.
-foreach(case IN ITEMS fixture entities truncated missing no_file_given
+foreach(case IN ITEMS fixture entities truncated missing no_file_given bogus_flag two_roots empty_suite control_characters
                      deep deep_not_junit long_reason huge_entity html dev_zero fifo)
   if(NOT TARGET course_test_summary)
     break()  # left out (no pugixml): the configure message and scripts/test_course.sh say so
