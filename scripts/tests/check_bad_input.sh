@@ -327,6 +327,9 @@ PY
       continue
     fi
     capture env bin="$bin" root="$root" work="$work" bash -c "cd \"\$work\" && $command"
+    # libgomp's own warning about OMP_NUM_THREADS comes as the program loads, before any course
+    # code runs: it is set aside for the omp_* cases, where the course's line must follow it.
+    if [[ "$name" == omp_* ]]; then err="$(printf '%s\n' "$err" | grep -v -e '^$' -e '^libgomp: Invalid value for environment variable')"; fi
     expect_one_line "corpus $name" "$code" "$pattern"
     ran=$((ran + 1))
   done <"$root/scripts/tests/bad_inputs.tsv"
