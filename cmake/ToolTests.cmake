@@ -4,7 +4,8 @@
 # Included by the top-level CMakeLists.txt after the lessons.
 
 foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
-                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo)
+                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo huge_time huge_threads
+                     control_characters)
   add_test(NAME common.summary.${case}
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case}
              -DFIXTURE=${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json
