@@ -214,7 +214,7 @@ if(TARGET 08_driver_api_saxpy)
   add_test(NAME common.watchdog.endless_kernel
            COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:08_driver_api_saxpy>
              "-DARGS=--kernel-file|${saxpy_tests}/endless_kernel.cu|--entry|saxpy|--length|1000|--skip-cpu|--timeout|5"
-             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=GPU row '.*' ran past its time limit of 5 s|a GPU is required"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=GPU row '.*ran past its time limit of 5 s|a GPU is required"
              -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
   set_tests_properties(common.watchdog.endless_kernel PROPERTIES LABELS gpu TIMEOUT 120 RESOURCE_LOCK gpu
                        SKIP_REGULAR_EXPRESSION "stderr: [^\n]*a GPU is required by --skip-cpu")
