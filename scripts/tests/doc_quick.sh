@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
   case "$arg" in -h|--help) exec "$real" "${args[@]}" "$arg" "$@" ;; esac
   flag="${arg%%=*}"
   [ "$flag" = --image ] && [[ "$name" == 06_* ]] && image=1
+  [ "$flag" = --classic ] && [[ "$name" == 07_* ]] && image=1  # a fixed run that takes no size
   if [ -n "${caps[$flag]:-}" ]; then
     if [ "$flag" != "$arg" ]; then value="${arg#*=}"; else value="${1-}"; [ $# -gt 0 ] && shift; fi
     if [[ "$value" =~ ^[0-9]+$ ]] && [ "${#value}" -lt 19 ] && [ "$value" -gt "${caps[$flag]}" ]; then
@@ -42,7 +43,8 @@ while [ $# -gt 0 ]; do
     args+=("$arg")
   fi
 done
-# A lesson 06 run on a picture (--image) has the picture's size; every other run gets one.
+# A lesson 06 run on a picture (--image) has the picture's size, 07's --classic its own; every
+# other run gets one.
 if [ "$sized" -eq 0 ] && [ "$image" -eq 0 ]; then args+=(--size "$cap"); fi
 for flag in --reps --warmup --cpu-reps; do
   [ -n "${seen[$flag]:-}" ] || args+=("$flag" "${caps[$flag]}")
