@@ -32,6 +32,7 @@ struct State {
   std::vector<Armed> armed;
   std::uint64_t next_id = 1;
   bool started = false;
+  bool stopping = false;  // the program is ending normally: the thread returns
   std::string program = "course";
   double limit = kDefaultTimeoutSeconds;
 };
@@ -57,6 +58,7 @@ void watch() {
   State& s = state();
   std::unique_lock lock(s.mutex);
   for (;;) {
+    if (s.stopping) return;
     if (s.armed.empty()) {
       s.changed.wait(lock);
       continue;
@@ -68,6 +70,25 @@ void watch() {
     if (Clock::now() >= first->deadline) expire(s.program, *first);
     s.changed.wait_until(lock, first->deadline);
   }
+}
+// The thread, joined when the program ends normally (static destruction): a thread left running
+// at exit would show as memory possibly lost under valgrind.
+struct WatchThread {
+  std::thread thread;
+  ~WatchThread() {
+    if (!thread.joinable()) return;
+    {
+      std::lock_guard lock(state().mutex);
+      state().stopping = true;
+    }
+    state().changed.notify_all();
+    thread.join();
+  }
+};
+
+WatchThread& watch_thread() {
+  static WatchThread owner;
+  return owner;
 }
 }  // namespace
 
@@ -104,7 +125,7 @@ WatchdogScope::WatchdogScope(std::string what, double seconds) {
                      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(capped))});
   if (!s.started) {
     s.started = true;
-    std::thread(watch).detach();
+    watch_thread().thread = std::thread(watch);
   }
   s.changed.notify_all();
 }
