@@ -88,7 +88,9 @@ Extent parse_extent(const std::string& text, const std::string& flag) {
     if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) {
       throw course::UsageError(flag + ": '" + text + "' is not WxH with two positive integers (e.g. 32x8)");
     }
-    return std::stoi(part);
+    const int value = std::stoi(part);
+    if (value < 1) throw course::UsageError(flag + ": '" + text + "' is not WxH with two positive integers (e.g. 32x8)");
+    return value;
   };
   if (split == std::string::npos) parse("");
   return {parse(text.substr(0, split)), parse(text.substr(split + 1))};

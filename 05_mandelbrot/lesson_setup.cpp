@@ -12,6 +12,7 @@
 
 #include "course/device.hpp"
 #include "course/errors.hpp"
+#include "course/files.hpp"
 #include "course/format.hpp"
 #include "course/timing.hpp"
 #include "mandelbrot_lesson.hpp"
@@ -130,6 +131,8 @@ Problem check_options(Options& options, const CLI::App& app, int width, int heig
                              options.grid == "auto" ? Extent{0, 0} : parse_extent(options.grid, "--grid"));
   (void)plan_launch(problem.launch, width, height);  // throws on a bad shape, before any work
   if (!options.image_path.empty()) check_image_path(options.image_path, options.gray);
+  const std::string json = app.count("--json") > 0 ? app.get_option("--json")->results().front() : "";
+  course::check_distinct_outputs({{"--json", json}, {"--image", options.image_path}});
   if (options.gray && options.image_path.empty()) throw course::UsageError("--gray: there is no --image to write");
   if (options.colour == "equalized") options.colour = "equalised";
   if (options.colour != "log" && options.image_path.empty()) {

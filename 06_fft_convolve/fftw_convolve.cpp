@@ -28,6 +28,7 @@
 
 #include "course/errors.hpp"
 #include "course/timing.hpp"
+#include "course/watchdog.hpp"
 #include "fft_convolve.hpp"
 
 namespace fft_convolve {
@@ -102,6 +103,12 @@ FftwConvolver::FftwConvolver(const Image& image, const Filter& filter, int threa
 
   init_fftw_threads();
   fftwf_plan_with_nthreads(s.threads);
+  // Planning (measure, patient) times candidate plans; on a loaded machine that can take
+  // minutes. FFTW keeps the best plan found within its time limit (a quarter of --timeout per
+  // plan); the watchdog ends the run if planning still runs past --timeout.
+  const double limit = course::watchdog_limit();
+  fftwf_set_timelimit(limit > 0 ? limit / 4 : FFTW_NO_TIMELIMIT);
+  const course::WatchdogScope watchdog("FFTW's planning of " + s.shape.text(), limit);
   const course::HostTimer timer;
   const unsigned flags = planner_flag(planner);
   s.forward = checked(fftwf_plan_dft_r2c_2d(s.shape.height, s.shape.width, s.real.get(), s.spectrum.get(), flags),

@@ -5,6 +5,7 @@
 // classic's edge filter is not. A separable K x K filter can be applied as a row pass and a column
 // pass, 2K multiply-adds per pixel instead of K^2 (kernels/04_separable.cu). A filter read from
 // a file is checked line by line, and every problem is reported in one line that says where.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "course/errors.hpp"
+#include "course/files.hpp"
 #include "fft_convolve.hpp"
 
 namespace fft_convolve {
@@ -190,17 +192,28 @@ Filter parse_filter(std::string_view text, const std::string& origin) {
 
 Filter read_filter_file(const std::string& path) {
   const std::string origin = "--filter-file " + path;
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw course::UsageError(origin + ": cannot open the file (" + std::string(std::strerror(errno)) + ")");
   constexpr std::size_t kMaxBytes = 4u << 20;  // a 255 x 255 filter of long numbers fits easily
   std::string text;
-  text.resize(kMaxBytes + 1);
-  file.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (file.bad()) throw course::UsageError(origin + ": cannot read the file");
-  text.resize(static_cast<std::size_t>(file.gcount()));
-  if (text.size() > kMaxBytes) throw course::UsageError(origin + ": over 4 MiB, too large to be a filter");
+  try {
+    // course::read_file never opens a FIFO or a device (no blocking read), nor a folder.
+    text = course::read_file(path, kMaxBytes);
+  } catch (const course::Error& error) {
+    throw course::UsageError("--filter-file " + std::string(error.what()));
+  }
   if (text.find('\0') != std::string::npos) throw course::UsageError(origin + ": a binary file, not a text matrix");
   Filter filter = parse_filter(text, origin);
+  // Taps that parse but cannot be computed with in float: the result would fail verification as
+  // if the code were wrong. All zero, a nonzero tap below 1e-6 or one above 1e6 is refused.
+  double largest = 0;
+  for (const float tap : filter.taps) {
+    const double magnitude = std::fabs(static_cast<double>(tap));
+    largest = std::max(largest, magnitude);
+    if (magnitude != 0 && (magnitude < 1e-6 || magnitude > 1e6)) {
+      throw course::UsageError(origin + ": a tap of " + std::to_string(tap) +
+                               " is outside 1e-6 to 1e6 in size: float sums of it cannot be verified");
+    }
+  }
+  if (largest == 0) throw course::UsageError(origin + ": every tap is 0 (the output would be all zero)");
   filter.name = "file " + path + " (" + size_text(filter.size) + ")";
   return filter;
 }

@@ -144,7 +144,11 @@ Problem make_problem(course::Lesson& lesson, const LessonOptions& options) {
     image = test_image(static_cast<int>(width), static_cast<int>(height), common.seed);
   }
   Filter filter;
-  std::string flag = "--filter-size " + std::to_string(options.filter_size);
+  const bool filter_size_given = app.count("--filter-size") > 0;
+  if (filter_size_given && (options.filter_size < 1 || options.filter_size > 255 || options.filter_size % 2 == 0)) {
+    throw course::UsageError("--filter-size " + std::to_string(options.filter_size) + ": give an odd size from 1 to 255");
+  }
+  std::string flag = filter_size_given ? "--filter-size " + std::to_string(options.filter_size) : "--filter " + options.filter_name;
   if (!options.filter_file.empty()) {
     if (app.count("--filter") + app.count("--filter-size") > 0) {
       throw course::UsageError("--filter-file: give either --filter-file or --filter/--filter-size, not both");
@@ -453,7 +457,7 @@ void prepare_output_folder(const std::string& folder) {
     throw course::UsageError("--out-dir " + folder + ": exists and is not a folder");
   }
   fs::create_directories(folder, error);
-  if (error) throw course::Error("--out-dir " + folder + ": cannot create the folder (" + error.message() + ")");
+  if (error) throw course::UsageError("--out-dir " + folder + ": cannot create the folder (" + error.message() + ")");
 }
 
 nlohmann::json write_pictures(const std::string& folder, const Problem& problem, std::vector<NamedResult> gpu_results) {

@@ -17,8 +17,10 @@
 // Memory-bound methods are held against a device copy, FFT methods against one cuFFT R2C + C2R
 // pair at the FFT size chosen by measuring the candidates, both measured in the same run.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
+#include "course/files.hpp"
 #include "course/format.hpp"
 #include "course/harness.hpp"
 #include "course/main.hpp"
@@ -56,6 +58,13 @@ int run(int argc, char** argv) {
   const fft_convolve::FftwPlanner planner = fft_convolve::planner_from_name(flags.fftw_planner);
   const fft_convolve::Problem problem = fft_convolve::make_problem(lesson, flags);
   fft_convolve::prepare_output_folder(flags.out_dir);
+  if (!flags.out_dir.empty()) {  // --json must not be one of the pictures --out-dir writes
+    const std::filesystem::path json = lesson.options().json_path;
+    if (!json.empty() && json.extension() == ".png") {
+      course::check_distinct_outputs({{"--out-dir", (std::filesystem::path(flags.out_dir) / json.filename()).string()},
+                                      {"--json", json.string()}});
+    }
+  }
   const fft_convolve::Image& image = problem.image;
   lesson.set_title(problem.filter.name + " on a " + std::to_string(image.width) + " x " + std::to_string(image.height) +
                    (flags.image_path.empty() ? " generated image" : " image (" + flags.image_path + ")"));

@@ -13,16 +13,17 @@ The pictures of a run with another filter than the classic are named after it
 
     python3 scripts/plot.py run.json --out plots
 """
+import re
 from pathlib import Path
 
 LESSON = "06_fft_convolve"
 
 
-def load_panel(folder, image):
+def load_panel(path, image):
     """The image's values in the units of the result (the PNG's grey mapped back to [low, high])."""
     import matplotlib.image as mpimg
 
-    grey = mpimg.imread(str(Path(folder) / image["file"]))
+    grey = mpimg.imread(str(path))
     if grey.ndim == 3:
         grey = grey[..., 0]
     return image["low"] + grey * (image["high"] - image["low"])
@@ -39,20 +40,23 @@ def show(axes, figure, values, title, image, difference=False):
     colorbar.ax.tick_params(labelsize=7)
 
 
-def image_figure(plt, report, panels, title, path):
-    """panels: (image entry name, title, is_difference); entries missing from the run are skipped."""
+def image_figure(plt, report, panels, title, path, course):
+    """panels: (image entry name, title, is_difference); entries missing from the run are skipped.
+    The pictures' paths are checked by course.image_path (inside the results' folders or --out)."""
     images = report["extra"]["images"]
     by_name = {image["name"]: image for image in images["files"]}
     chosen = [(by_name[name], text, diff) for name, text, diff in panels if name in by_name]
-    folder = images["folder"]
-    if len(chosen) < len(panels) or not all((Path(folder) / image["file"]).exists() for image, _, _ in chosen):
+    if len(chosen) < len(panels):
+        return None
+    files = [course.image_path(images["folder"], image["file"]) for image, _, _ in chosen]
+    if not all(files):
         return None
     figure, axes = plt.subplots(1, len(chosen), figsize=(3.6 * len(chosen), 3.6))
-    for ax, (image, text, diff) in zip(axes, chosen):
+    for ax, (image, text, diff), file in zip(axes, chosen, files):
         label = text
         if diff:
             label += f"\nmax {image['high']:.3g}"
-        show(ax, figure, load_panel(folder, image), label, image, difference=diff)
+        show(ax, figure, load_panel(file, image), label, image, difference=diff)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
@@ -67,7 +71,8 @@ def filter_tag(name):
         return ""
     if words[0] == "file":
         return "_file"
-    return "_" + "_".join(words[:2])
+    # From a results file: only letters, digits and '_' reach a PNG's name ("gaussian /../x" -> "_gaussian_x").
+    return "_" + "_".join(filter(None, (re.sub(r"[^A-Za-z0-9]+", "_", word).strip("_")[:40] for word in words[:2])))
 
 
 def plot_images(plt, report, out_dir, course):
@@ -87,7 +92,7 @@ def plot_images(plt, report, out_dir, course):
                   ("cpu", "CPU (FFTW)", False), ("cpu_difference", "|CPU - reference|", True)]
     title = f"{LESSON}: {filt}, {size}\n{course.provenance(report)}"
     tag = filter_tag(filt)
-    path = image_figure(plt, report, panels, title, out_dir / f"{LESSON}_side_by_side{tag}.png")
+    path = image_figure(plt, report, panels, title, out_dir / f"{LESSON}_side_by_side{tag}.png", course)
     if path:
         written.append(path)
     naive = "gpu_naive" if "gpu_naive" in names else "naive"
@@ -95,7 +100,7 @@ def plot_images(plt, report, out_dir, course):
     panels = [("input", "input", False), ("reference", "right: padded, centred", False),
               (naive, f"naive C2C ({where}): wrapped", False), (f"{naive}_difference", "|naive - right|", True)]
     path = image_figure(plt, report, panels, f"{LESSON}: the classic's naive FFT, {filt}, {size}\n"
-                        f"{course.provenance(report)}", out_dir / f"{LESSON}_naive_wrap{tag}.png")
+                        f"{course.provenance(report)}", out_dir / f"{LESSON}_naive_wrap{tag}.png", course)
     if path:
         written.append(path)
     return written

@@ -113,6 +113,15 @@ std::string read_kernel_file(const std::string& path) {
   if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw course::UsageError("--kernel-file: " + path + " is empty: it holds no kernel source");
   }
+  // Source is text: a NUL would end it early for NVRTC, other control bytes would reach the
+  // terminal in the compiler's log. A binary file is refused, naming where.
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(source[i]);
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r' && byte != '\f' && byte != '\v') || byte == 0x7f) {
+      throw course::UsageError("--kernel-file: " + path + " is not text (a control byte " + std::to_string(byte) +
+                               " at offset " + std::to_string(i) + "): give CUDA source");
+    }
+  }
   return source;
 }
 

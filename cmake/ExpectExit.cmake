@@ -8,8 +8,8 @@ cmake_minimum_required(VERSION 3.25)  # a -P script has no policies set otherwis
 string(REPLACE "|" ";" args "${ARGS}")
 if(DEFINED PROBE AND NOT PROBE STREQUAL "" AND EXPECTED_EXIT EQUAL 3)
   set(needs_gpu OFF)
-  if(DEFINED ENV{COURSE_REQUIRE_GPU} AND NOT "$ENV{COURSE_REQUIRE_GPU}" STREQUAL "" AND
-     NOT "$ENV{COURSE_REQUIRE_GPU}" STREQUAL "0")
+  string(TOLOWER "$ENV{COURSE_REQUIRE_GPU}" require_gpu)
+  if(require_gpu MATCHES "^(1|true|yes|on)$")
     set(needs_gpu ON)
   endif()
   if("--skip-cpu" IN_LIST args OR "--require-gpu" IN_LIST args)

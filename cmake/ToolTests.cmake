@@ -6,7 +6,8 @@
 # The CPU columns' rows (fastest_cpu_any_method ... json_out): the fastest verified CPU row of any
 # method, the fastest one-thread row that is not a teaching row, on the reference run's 05 and 06.
 foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
-                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo
+                     failed_sweep optional_keys_absent wrong_type wrong_row deep fifo huge_time huge_threads
+                     control_characters
                      fastest_cpu_any_method no_plain_one_thread_row teaching_and_unverified rows_without_verification json_out)
   add_test(NAME common.summary.${case}
            COMMAND ${CMAKE_COMMAND} -DSUMMARY=$<TARGET_FILE:course_summary> -DCASE=${case}
@@ -19,7 +20,7 @@ endforeach()
 
 # Also what is not a JUnit file, or not a file: deep nesting, a 50,000-character reason, a huge
 # character reference, an HTML page, /dev/zero, a FIFO.
-foreach(case IN ITEMS fixture entities truncated missing no_file_given
+foreach(case IN ITEMS fixture entities truncated missing no_file_given bogus_flag two_roots empty_suite control_characters
                      deep deep_not_junit long_reason huge_entity html dev_zero fifo)
   if(NOT TARGET course_test_summary)
     break()  # left out (no pugixml): the configure message and scripts/test_course.sh say so
@@ -60,15 +61,32 @@ foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command confi
   set_tests_properties(scripts.${case} PROPERTIES LABELS cpu TIMEOUT 120)
 endforeach()
 
+# run_course.sh deletes no JSON it did not write (every lesson failing, from a stand-in checkout).
+add_test(NAME scripts.run_course_keeps_json
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh run_course_keeps_json ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+set_tests_properties(scripts.run_course_keeps_json PROPERTIES LABELS cpu TIMEOUT 120 ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+
 # The docs' commands as written, from a checkout-like folder whose build/release/bin is this
 # build's: one test for the course pages and one per lesson built (its docs page and its README
 # together, so a command shown in both runs once). No GPU lock: nothing in them is timed against
 # a bar, and on a GPU machine the lessons' documented runs take minutes one after another.
+# Two tests per page set:
+#   docs.commands.<name>        the pages' full sizes; labels cpu and docs-full. On a GPU machine
+#                               they take about 24 GPU-minutes, so scripts/test_course.sh leaves
+#                               the docs-full label out there (scripts/reproduce_docs.sh runs it);
+#                               without a GPU (CI) they run as part of every test run.
+#   docs.commands.<name>.quick  the same commands with sizes capped and few repetitions
+#                               (scripts/tests/doc_quick.sh): every flag still parsed and run, in
+#                               every test run.
 function(course_add_doc_commands_test name)  # ARGN: the pages, relative to the checkout
   add_test(NAME docs.commands.${name}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands
              ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${ARGN})
-  set_tests_properties(docs.commands.${name} PROPERTIES LABELS cpu TIMEOUT 1200)
+  set_tests_properties(docs.commands.${name} PROPERTIES LABELS "cpu;docs-full" TIMEOUT 1200)
+  add_test(NAME docs.commands.${name}.quick
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh doc_commands --quick
+             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${ARGN})
+  set_tests_properties(docs.commands.${name}.quick PROPERTIES LABELS cpu TIMEOUT 600)
 endfunction()
 
 course_add_doc_commands_test(course README.md docs/README.md docs/contributing.md docs/workshop.md)
@@ -152,7 +170,7 @@ endif()
 # results files and output folders for plot.py, --json to a FIFO, a full disk (a file-size limit),
 # lesson 08's kernel file and its JIT cache after a kill, sweep.sh's checks and exit code; and the
 # progress line of a long CPU reference.
-foreach(case IN ITEMS plot_files json_fifo full_disk kernel_file jit_cache_kill sweep progress)
+foreach(case IN ITEMS plot_files plot_pictures json_fifo full_disk kernel_file jit_cache_kill sweep progress corpus)
   add_test(NAME scripts.bad_input.${case}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_bad_input.sh ${case} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
   set_tests_properties(scripts.bad_input.${case} PROPERTIES LABELS cpu TIMEOUT 300)
@@ -205,7 +223,7 @@ endif()
 # exercise in this build (the shipped solution passes, the shipped starter fails with the check
 # that failed), and every starter still its recorded self
 # (an edited one is a student's: skipped, except under CI=true, where it fails).
-foreach(case IN ITEMS usage records reasons)
+foreach(case IN ITEMS usage records reasons stalled)
   add_test(NAME scripts.check_exercise.${case}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh ${case})
   set_tests_properties(scripts.check_exercise.${case} PROPERTIES LABELS cpu TIMEOUT 120 SKIP_REGULAR_EXPRESSION "SKIPPED:")
@@ -215,4 +233,46 @@ if(TARGET 06_fft_convolve_tests)
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh cpu_exercise ${CMAKE_BINARY_DIR})
   set_tests_properties(scripts.check_exercise.cpu_exercise PROPERTIES LABELS cpu TIMEOUT 600
                        SKIP_REGULAR_EXPRESSION "SKIPPED:" ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+endif()
+
+# The watchdog (common/include/course/watchdog.hpp, --timeout): lesson 08's NVRTC compile of a
+# source that never finishes preprocessing (nested doubling macros) is stopped at --timeout 1,
+# one line naming the compile, exit 3 (no GPU needed: NVRTC compiles without one). On a GPU, a
+# kernel that never ends (`while (true) {}`) is stopped at --timeout 5, naming its row; without
+# a GPU that test says so (--skip-cpu needs one) and is skipped.
+if(TARGET 08_driver_api_saxpy)
+  set(saxpy_tests ${PROJECT_SOURCE_DIR}/08_driver_api_saxpy/tests)
+  add_test(NAME common.watchdog.nvrtc_compile
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:08_driver_api_saxpy>
+             "-DARGS=--kernel-file|${saxpy_tests}/macro_bomb.cu|--length|1000|--timeout|1|--skip-gpu"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=the NVRTC compile of macro_bomb.cu ran past its time limit of 1 s"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.watchdog.nvrtc_compile PROPERTIES LABELS cpu TIMEOUT 60)
+  add_test(NAME common.watchdog.endless_kernel
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:08_driver_api_saxpy>
+             "-DARGS=--kernel-file|${saxpy_tests}/endless_kernel.cu|--entry|saxpy|--length|1000|--skip-cpu|--timeout|5"
+             -DEXPECTED_EXIT=3 "-DEXPECTED_STDERR=GPU row '.*ran past its time limit of 5 s|a GPU is required"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.watchdog.endless_kernel PROPERTIES LABELS gpu TIMEOUT 120 RESOURCE_LOCK gpu
+                       SKIP_REGULAR_EXPRESSION "stderr: [^\n]*a GPU is required by --skip-cpu")
+endif()
+
+# course_summary takes one value per --missing: a results file after it is read, not swallowed.
+add_test(NAME common.summary.missing_keeps_the_file
+         COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:course_summary>
+           "-DARGS=--missing|02_elementwise_add=exit 3|${PROJECT_SOURCE_DIR}/common/tests/fixtures/01_vector_exp_fixture.json"
+           -DEXPECTED_EXIT=1 "-DEXPECTED_STDOUT=01_vector_exp .*02_elementwise_add +no +did not finish: exit 3"
+           -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+set_tests_properties(common.summary.missing_keeps_the_file PROPERTIES LABELS cpu TIMEOUT 60)
+
+# Lesson 01's first program takes no arguments: --help answers, anything else is exit 2.
+if(TARGET 01_vector_exp_first_contact)
+  add_test(NAME 01_vector_exp.first_contact_bad_argument
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:01_vector_exp_first_contact> -DARGS=--length|5
+             -DEXPECTED_EXIT=2 "-DEXPECTED_STDERR=unexpected argument '--length': this program takes none"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  add_test(NAME 01_vector_exp.first_contact_help
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:01_vector_exp_first_contact> -DARGS=--help
+             -DEXPECTED_EXIT=0 "-DEXPECTED_STDOUT=Usage: .*no arguments" -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(01_vector_exp.first_contact_bad_argument 01_vector_exp.first_contact_help PROPERTIES LABELS cpu TIMEOUT 60)
 endif()

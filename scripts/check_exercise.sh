@@ -2,28 +2,37 @@
 # Checks an exercise: builds the lesson's tests and runs the one that holds your edited starter
 # to the reference, then prints one line.
 #
-# Usage: ./scripts/check_exercise.sh LESSON [NAME] [--solution]
+# Usage: ./scripts/check_exercise.sh LESSON [NAME] [--solution] [--timeout SECONDS]
 #   LESSON      04 or 04_shared_matmul
 #   NAME        the exercise, when the lesson has several (without it they are listed)
 #   --solution  run the same checks on the shipped solution instead of your starter
+#   --timeout S stop the check after S seconds (default 120): a kernel that never ends is stopped
+#               (exit 3) instead of holding the GPU
 # The exercises, their starter files and their tests are listed in scripts/exercises.txt.
 #
 # Prints "PASS: <exercise>" (exit 0) or "FAIL: <exercise>: <the first failed check>" (exit 1).
 # Exit 2: an unknown lesson or exercise, or a bad command line. Exit 3: the exercise needs a GPU
-# and none is usable (the starter was still compiled). The build is the release preset's
+# and none is usable (the starter was still compiled), or its check ran past --timeout. The build is the release preset's
 # (build/release, configured if needed); COURSE_BUILD_DIR names another, already configured one.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"  # cd's to the checkout's root
 
 table="scripts/exercises.txt"
-usage="usage: $course_script LESSON [NAME] [--solution] (the exercises are in $table)"
+usage="usage: $course_script LESSON [NAME] [--solution] [--timeout SECONDS] (the exercises are in $table)"
 fail_usage() { course_say "$course_script: $*"; exit 2; }
 
-lesson_arg="" name_arg="" solution=0
-for argument in "$@"; do
+lesson_arg="" name_arg="" solution=0 limit=120
+while [ $# -gt 0 ]; do
+  argument="$1"
+  shift
   case "$argument" in
     --solution) solution=1 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --timeout)
+      [ $# -gt 0 ] && [ -n "$1" ] || fail_usage "--timeout needs a value (seconds)"
+      [[ "$1" =~ ^[0-9]{1,6}$ ]] && [ "$1" -ge 1 ] || fail_usage "--timeout $1: give whole seconds, 1 or more"
+      limit="$1"
+      shift ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) fail_usage "unknown flag $argument ($usage)" ;;
     *)
       if [ -z "$lesson_arg" ]; then lesson_arg="$argument"
@@ -60,6 +69,10 @@ test_name="$check"
 # Build only the lesson's test binary; the build's output goes to a log, shown if it fails.
 if [ -n "${COURSE_BUILD_DIR:-}" ]; then
   build_dir="$COURSE_BUILD_DIR"
+  # A configured build folder, or nothing is built (and no log is written) there.
+  if [ ! -d "$build_dir" ] || [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    fail_usage "COURSE_BUILD_DIR=$build_dir is not a configured build folder (no CMakeCache.txt there)"
+  fi
 else
   build_dir="$course_root/build/release"
   course_prepare_build_dir
@@ -76,7 +89,12 @@ fi
 
 binary="$build_dir/bin/${lesson}_tests"
 echo "== run $test_name"
-output="$(COURSE_REQUIRE_GPU=0 "$binary" --gtest_also_run_disabled_tests --gtest_filter="$test_name" --gtest_color=no 2>&1)" && status=0 || status=$?
+# Under a time limit: an edited kernel that never ends is stopped (ending the process frees the GPU).
+output="$(COURSE_REQUIRE_GPU=0 timeout -k 10 "$limit" "$binary" --gtest_also_run_disabled_tests --gtest_filter="$test_name" --gtest_color=no 2>&1)" && status=0 || status=$?
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  echo "STOPPED: $name: its check ran past $limit s (--timeout) and was stopped; a kernel that never ends? (a loop whose counter never moves)"
+  exit 3
+fi
 
 if ! printf '%s\n' "$output" | grep -q '^\[ RUN      \] '; then
   echo "FAIL: $name: $binary has no test $test_name (is $table up to date?)"

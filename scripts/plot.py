@@ -61,6 +61,9 @@ def python_with_matplotlib():
     return None
 
 
+# The course draws into files with Agg whatever the environment says: a bogus MPLBACKEND would
+# make the import itself fail with a traceback.
+os.environ.pop("MPLBACKEND", None)
 try:
     import matplotlib
 except ImportError:
@@ -148,6 +151,50 @@ def read_regular_file(file):
     return data
 
 
+# Where plot.py may read pictures a results file names (lesson 06's extra.images): the folders
+# of the results given and --out, resolved; set by main(). A results file never chooses a path
+# outside them, and never a FIFO, a device or an oversized file.
+ALLOWED_ROOTS = []
+OUT_FOLDER = []  # --out, for an error that names no file
+MAX_PICTURE_BYTES = 64 << 20
+PICTURE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}\.png")
+
+
+def image_path(folder, file):
+    """The picture `file` in `folder`, as a results file names them, checked: a plain PNG name, a
+    folder without '..' inside a results folder or --out, a regular file of at most 64 MiB.
+    None if it does not exist; InputError for anything else."""
+    if not isinstance(folder, str) or not isinstance(file, str) or not PICTURE_NAME.fullmatch(file):
+        raise InputError(f"a results file names a picture {file!r}: not a plain PNG file name")
+    if not folder or ".." in Path(folder).parts or "\0" in folder:
+        raise InputError(f"a results file names the picture folder {folder!r}: refused (empty or with '..')")
+    resolved = Path(folder).resolve()
+    if not any(resolved == root or root in resolved.parents for root in ALLOWED_ROOTS):
+        raise InputError(f"a results file names the picture folder {folder}: outside the results' folders and --out")
+    path = resolved / file
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path} is not a regular file (a link, FIFO, device or folder)")
+    if info.st_size > MAX_PICTURE_BYTES:
+        raise InputError(f"{path} is larger than {MAX_PICTURE_BYTES >> 20} MiB: not a lesson's picture")
+    return path
+
+
+def safe_name_part(text, limit=40):
+    """A piece of a PNG's name from a results file's text: letters, digits and '_' only."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_")[:limit]
+
+
+def reject_constant(name):
+    """NaN, Infinity and -Infinity are not JSON (the lessons write null for a missing number)."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def load_reports(paths):
     reports = []
     for path in paths:
@@ -161,7 +208,7 @@ def load_reports(paths):
         for file in files:
             data = read_regular_file(file)
             try:
-                report = json.loads(data)
+                report = json.loads(data, parse_constant=reject_constant)
             except RecursionError:
                 raise InputError(f"{file} is nested too deeply to be a lesson's results")
             except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
@@ -464,11 +511,19 @@ def main():
     args = parser.parse_args()
 
     out_dir = check_out_folder(args.out)
+    OUT_FOLDER[:] = [str(out_dir)]
+    ALLOWED_ROOTS.append(out_dir.resolve())
+    for given in args.results:
+        if given:
+            folder = Path(given) if Path(given).is_dir() else Path(given).parent
+            ALLOWED_ROOTS.append(folder.resolve())
     reports = load_reports(args.results)
     if not reports:
         raise UsageError("no course results found in " + " ".join(args.results))
-    written = draw(reports, out_dir)
-    for path in filter(None, written):
+    written = [path for path in draw(reports, out_dir) if path]
+    if not written:
+        raise InputError("nothing to draw: no row or sweep of these results ran (" + " ".join(args.results) + ")")
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -511,7 +566,9 @@ def run():
         print("plot.py: interrupted", file=sys.stderr)
         return 130
     except OSError as error:  # a PNG that cannot be written (disk full, the folder removed meanwhile)
-        print(f"plot.py: error: {error.filename or ''}: {error.strerror or one_line(error)}", file=sys.stderr)
+        # matplotlib's own writes name no file: say which folder it was writing into.
+        where = error.filename or (f"a PNG in {OUT_FOLDER[0]}" if OUT_FOLDER else "a file")
+        print(f"plot.py: error: {where}: {error.strerror or one_line(error)}", file=sys.stderr)
         return 3
     except Exception as error:  # noqa: BLE001 (the one place that turns any failure into one line)
         print(f"plot.py: error: unexpected {type(error).__name__}: {one_line(error)}", file=sys.stderr)

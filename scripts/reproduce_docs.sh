@@ -8,7 +8,8 @@
 #                                  [--deadline S] [--bin DIR]
 #   --out DIR       where everything goes (default: docs-runs/<date>)
 #   --part LIST     parts, comma-separated (e.g. runs,sweeps,course), run in this order:
-#                   tests   COURSE_REQUIRE_GPU=1 ctest --preset gpu: <out>/tests.log
+#                   tests   COURSE_REQUIRE_GPU=1 ctest --preset gpu: <out>/tests.log, every test with
+#                           the documented commands at the pages' full sizes (label docs-full)
 #                   course  every lesson at its default size, as scripts/run_course.sh runs it, and
 #                           course_summary: <out>/course/ (the table of docs/contributing.md, as
 #                           text in summary.txt and as JSON in summary.json)
@@ -259,7 +260,7 @@ fi
 
 # --- tests -----------------------------------------------------------------------------------
 if wants tests; then
-  step tests "$out/tests.log" env COURSE_REQUIRE_GPU=1 ctest --preset gpu -j "$(nproc)"
+  step tests "$out/tests.log" env COURSE_REQUIRE_GPU=1 ctest --preset gpu -j "$(nproc)" -E '^docs\.commands\..*\.quick$'
   grep -E "tests passed|Label|^ *(cpu|gpu|smoke|sanitizer) *=|Skipped|Failed|Not Run" "$out/tests.log" || true
 fi
 

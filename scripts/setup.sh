@@ -23,6 +23,11 @@ course_value() {
     course_say "$course_script: $1 needs a value (see --help)"
     exit 2
   fi
+  # "--out --no-plot": the next flag is not the value (a file or folder named -x is written ./-x).
+  if [[ "$2" == -* ]]; then
+    course_say "$course_script: $1 needs a value, not the flag '$2' (see --help)"
+    exit 2
+  fi
 }
 
 # Whether missing packages may be installed here: as root, unless COURSE_NO_INSTALL=1.

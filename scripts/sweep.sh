@@ -54,12 +54,13 @@ for size in "${size_list[@]}"; do
     exit 2
   fi
 done
-if ! mkdir -p "$out" 2>/dev/null || [ ! -w "$out" ]; then
-  course_say "sweep.sh: --out $out: not a folder where files can be written"
-  exit 2
-fi
+# --bin first: a refused run leaves no empty output folder behind.
 if [ -n "$bin" ] && [ ! -d "$bin" ]; then
   course_say "sweep.sh: --bin $bin: no such folder"
+  exit 2
+fi
+if ! mkdir -p "$out" 2>/dev/null || [ ! -w "$out" ]; then
+  course_say "sweep.sh: --out $out: not a folder where files can be written"
   exit 2
 fi
 

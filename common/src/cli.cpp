@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "course/errors.hpp"
 #include "course/files.hpp"
 #include "course/threads.hpp"
+#include "course/watchdog.hpp"
 
 namespace course {
 
@@ -66,8 +68,16 @@ void check_values(const CLI::App& app) {
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_type_size_max() == 0) continue;
     const std::string flag = option->nonpositional() ? flag_name(*option) : option->get_name();
+    std::string type = option->get_type_name();
+    type = type.substr(0, type.find(':'));
+    const bool numeric = type == "INT" || type == "UINT" || type == "FLOAT";
     for (const std::string& value : option->results()) {
       if (value.empty()) throw UsageError(flag + ": the value is empty; give one");
+      // "--json -k": a short flag swallowed as a file name (a number such as -1 stays a value).
+      if (!numeric && value.size() > 1 && value[0] == '-' && std::isalpha(static_cast<unsigned char>(value[1]))) {
+        throw UsageError(flag + ": '" + value + "' is a flag, not a value: give " + flag + " its value first" +
+                         " (for a file whose name starts with '-', write ./" + value + ")");
+      }
       if (value.rfind("--", 0) == 0) {
         throw UsageError(flag + ": '" + value + "' is a flag, not a value: give " + flag + " its value first");
       }
@@ -93,7 +103,11 @@ std::string conversion_message(const CLI::App& app, const std::string& what) {
   const std::string name = what.substr(head.size(), equals - head.size());
   const CLI::Option* option = app.get_option_no_throw(name);
   const std::string type = option ? option->get_type_name().substr(0, option->get_type_name().find(':')) : "";
-  return name + ": '" + what.substr(equals + 3) + "' is not " +
+  const std::string value = what.substr(equals + 3);
+  const std::size_t sign = value.rfind('-', 0) == 0 ? 1 : 0;
+  const bool digits = value.size() > sign && value.find_first_not_of("0123456789", sign) == std::string::npos;
+  if (digits && (type == "INT" || type == "UINT")) return name + ": " + value + " is out of range (too large a number)";
+  return name + ": '" + value + "' is not " +
          (type == "FLOAT" ? "a number" : type == "INT" || type == "UINT" ? "a whole number" : "a valid value");
 }
 
@@ -194,6 +208,18 @@ void LessonCli::add_common_options() {
   app_.add_flag_callback("--no-flush-l2", [this] { options_.flush_l2 = false; },
                          "keep the L2 cache warm between GPU repetitions");
   app_.add_option("--json", options_.json_path, "write the results as JSON to this file");
+  app_.add_option("--timeout", options_.timeout,
+                  "seconds a GPU row's run (its timed runs: 10x their expected time, at least this), an NVRTC "
+                  "compile or an FFTW plan may take before the run is stopped with exit 3 (0 = no limit)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double value = -1;
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            const bool fits = error == std::errc() && end == text.data() + text.size() && value >= 0 && value <= 604800;
+            return fits ? std::string() : "'" + text + "' is not a number of seconds from 0 to 604800 (0: no limit)";
+          },
+          "SECONDS"))
+      ->capture_default_str();
   app_.footer(
       "Exit codes: 0 all results verified, 1 a result failed verification, 2 bad command line, "
       "3 runtime error (CUDA error, out of memory, GPU required but absent).");
@@ -261,6 +287,7 @@ const CommonOptions& LessonCli::parse(int argc, const char* const* argv) {
   }
   options_.size = dim_values_.front();
   options_.require_gpu = options_.require_gpu || gpu_required_by_environment();
+  set_watchdog_limit(options_.timeout);
   apply_cpu_threads(options_.threads);  // --threads, or OMP_NUM_THREADS: refused beyond what the machine runs
   return options_;
 }

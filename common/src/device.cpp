@@ -2,15 +2,21 @@
 #include "course/device.hpp"
 
 #include <cuda_runtime_api.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "course/check.hpp"
+#include "course/errors.hpp"
 #include "course/format.hpp"
 #include "course/timing.hpp"
 
@@ -94,8 +100,15 @@ std::string DeviceInfo::one_line() const {
 }
 
 bool gpu_required_by_environment() {
+  // 1, true, yes, on: required; unset, "", 0, false, no, off: not. Anything else is a mistake
+  // whose meaning is not guessed.
   const char* value = std::getenv("COURSE_REQUIRE_GPU");
-  return value != nullptr && *value != '\0' && std::string(value) != "0";
+  if (value == nullptr) return false;
+  std::string text = value;
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text.empty() || text == "0" || text == "false" || text == "no" || text == "off") return false;
+  if (text == "1" || text == "true" || text == "yes" || text == "on") return true;
+  throw UsageError("COURSE_REQUIRE_GPU=" + std::string(value) + ": give 1 (a GPU is required) or 0 (it is not)");
 }
 
 GpuStatus probe_gpu(int index) {
@@ -156,15 +169,60 @@ void require_device_memory(std::size_t bytes, const std::string& what) {
   }
 }
 
+namespace {
+// A number from a one-line file (cgroup's memory.max, memory.current); nullopt for "max" or none.
+std::optional<std::size_t> number_in(const std::string& path) {
+  std::ifstream file(path);
+  std::string text;
+  if (!(file >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19) {
+    return std::nullopt;
+  }
+  return static_cast<std::size_t>(std::stoull(text));
+}
+
+// What this process may still take under its own limits: the address-space limit (ulimit -v)
+// less what it has mapped, and its cgroup v2 memory.max less memory.current (containers, CI).
+std::optional<std::size_t> process_headroom() {
+  std::optional<std::size_t> headroom;
+  auto lower = [&](std::size_t value) { headroom = headroom ? std::min(*headroom, value) : value; };
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    std::ifstream statm("/proc/self/statm");
+    std::size_t pages = 0;
+    statm >> pages;
+    const std::size_t mapped = pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    lower(limit.rlim_cur > mapped ? static_cast<std::size_t>(limit.rlim_cur) - mapped : 0);
+  }
+  std::ifstream cgroup("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(cgroup, line)) {
+    if (line.rfind("0::", 0) != 0) continue;  // cgroup v2's one line
+    const std::string folder = "/sys/fs/cgroup" + line.substr(3);
+    const std::optional<std::size_t> most = number_in(folder + "/memory.max");
+    const std::optional<std::size_t> used = number_in(folder + "/memory.current");
+    if (most) lower(*most > used.value_or(0) ? *most - used.value_or(0) : 0);
+  }
+  return headroom;
+}
+}  // namespace
+
 std::size_t available_host_memory() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   std::size_t kib = 0;
   std::string unit;
+  std::size_t available = 0;
   while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
+    if (key == "MemAvailable:") {
+      available = kib * 1024;
+      break;
+    }
   }
-  return 0;
+  // The process's own limits count too: `ulimit -v` or a container's cap below the machine's memory.
+  if (const std::optional<std::size_t> headroom = process_headroom()) {
+    available = available == 0 ? std::max<std::size_t>(*headroom, 1) : std::min(available, std::max<std::size_t>(*headroom, 1));
+  }
+  return available;
 }
 
 HostInfo describe_host() {

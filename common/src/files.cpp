@@ -53,6 +53,24 @@ std::string temporary_template(const std::string& path) {
 
 }  // namespace
 
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::vector<std::filesystem::path> seen;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].second.empty()) continue;
+    std::error_code error;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(outputs[i].second, error);
+    if (error) resolved = std::filesystem::absolute(outputs[i].second).lexically_normal();
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!outputs[j].second.empty() && seen[j] == resolved) {
+        throw UsageError(outputs[i].first + " " + outputs[i].second + ": the same file as " + outputs[j].first + " " +
+                         outputs[j].second + "; give each its own name");
+      }
+    }
+    seen.resize(i);
+    seen.push_back(resolved);
+  }
+}
+
 void check_output_path(const std::string& flag, const std::string& path) {
   if (path.empty()) throw UsageError(flag + ": the file name is empty");
   struct stat info {};

@@ -41,7 +41,9 @@ std::string format_fixed(double value, int digits) {
 
 std::string format_ms(double ms) {
   char text[32];
-  if (ms >= 100) {
+  if (!(ms < 1e7)) {  // beyond about 3 hours (or not a number): 3 significant digits, never 300 of them
+    std::snprintf(text, sizeof text, "%.3g", ms);
+  } else if (ms >= 100) {
     std::snprintf(text, sizeof text, "%.0f", ms);
   } else if (ms >= 10) {
     std::snprintf(text, sizeof text, "%.1f", ms);

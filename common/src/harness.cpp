@@ -271,9 +271,19 @@ Row Lesson::measure(const Variant& variant) {
                 : gpu && !has_gpu()   ? state_->gpu.reason
                 : !gpu && options.skip_cpu ? "--skip-cpu" : "";
   if (!row.skipped.empty()) return row;
-  if (gpu) ensure_gpu_ready();
-  ensure_ceilings(variant.target);
-  run_setup(variant, row);
+  // The watchdog (course/watchdog.hpp) stops a GPU row that never ends: a kernel in an endless
+  // loop would otherwise hold the GPU until someone kills the program. CPU rows are not limited.
+  const double limit = gpu ? options.timeout : 0;
+  const std::string row_name = "GPU row '" + variant.name + "'";
+  {
+    WatchdogScope watchdog(row_name + " (GPU setup and ceilings)", limit);
+    if (gpu) ensure_gpu_ready();
+    ensure_ceilings(variant.target);
+  }
+  {
+    WatchdogScope watchdog(row_name + " (its setup)", limit);
+    run_setup(variant, row);
+  }
   cudaStream_t stream = gpu ? state_->stream->get() : nullptr;
   auto run_and_wait = [&] {
     variant.run(stream);
@@ -289,7 +299,13 @@ Row Lesson::measure(const Variant& variant) {
   poison(variant.check);
   for (const OutputCheck& output : variant.checks) poison(output.check);
   if (poisoned && gpu) CUDA_CHECK(cudaDeviceSynchronize());  // DeviceBuffer::poison runs in the legacy stream
-  run_and_wait();
+  double verified_seconds = 0;
+  {
+    WatchdogScope watchdog(row_name, limit);
+    HostTimer timer;
+    run_and_wait();
+    verified_seconds = timer.elapsed_ms() / 1e3;
+  }
   if (variant.check.verify) row.check = variant.check.verify();
   for (const OutputCheck& output : variant.checks) {
     if (output.check.verify) row.outputs.push_back({output.output, output.check.verify()});
@@ -307,6 +323,9 @@ Row Lesson::measure(const Variant& variant) {
     // timing counts each run (a clock read beside runs of milliseconds); event-timed runs are not
     // counted (the rows' line covers them), so nothing runs between a start event and its launch.
     Progress progress(variant.name, static_cast<std::uint64_t>(repeat.warmup + repeat.reps), "timed runs");
+    // The timed runs together: 10x what the verified run took, each, and never less than --timeout.
+    const double runs = repeat.warmup + repeat.reps + 1.0;  // + 1: the flushes and events around them
+    WatchdogScope watchdog(row_name + " (its timed runs)", limit > 0 ? std::max(limit, 10 * verified_seconds * runs) : 0);
     if (timing == Timing::events) {
       if (!gpu) throw std::logic_error("variant '" + variant.name + "': event timing needs a GPU variant");
       const L2Flusher* flusher = variant.flush_l2 && state_->flusher ? &*state_->flusher : nullptr;
@@ -370,7 +389,11 @@ void Lesson::run_variants() {
 int Lesson::finish() {
   Report& report = this->report();
   report.print(std::cout);
+  std::cout.flush();
+  const bool printed = static_cast<bool>(std::cout);
   if (!options().json_path.empty()) report.write_json(options().json_path);
+  // stdout on a full disk or a closed pipe: the table is lost, which is not a success.
+  if (!printed) throw Error("cannot write the results table to standard output (a full disk or a closed pipe?)");
   return report.exit_code();
 }
 

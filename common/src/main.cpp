@@ -9,6 +9,7 @@
 #include "course/cli.hpp"
 #include "course/errors.hpp"
 #include "course/report.hpp"
+#include "course/watchdog.hpp"
 
 namespace course {
 
@@ -23,6 +24,7 @@ std::string one_line(std::string text) {
 
 int run_lesson(int argc, char** argv, const std::function<int(int, char**)>& body) {
   const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "lesson";
+  set_watchdog_program(program);
   auto fail = [&](int code, const std::string& message) {
     std::cout.flush();
     std::cerr << program << ": error: " << one_line(message) << std::endl;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "course/check_nvrtc.hpp"
+#include "course/watchdog.hpp"
 
 namespace course::nvrtc {
 
@@ -66,7 +67,13 @@ std::string Program::compile(const std::vector<std::string>& options) {
   std::vector<const char*> pointers;
   pointers.reserve(options.size());
   for (const std::string& option : options) pointers.push_back(option.c_str());
-  const nvrtcResult status = nvrtcCompileProgram(program_, static_cast<int>(pointers.size()), pointers.data());
+  // A source can keep the compiler busy for ever (nested macros that double at every level):
+  // the watchdog ends the program past --timeout, naming the compile.
+  nvrtcResult status = NVRTC_SUCCESS;
+  {
+    WatchdogScope watchdog("the NVRTC compile of " + name_, watchdog_limit());
+    status = nvrtcCompileProgram(program_, static_cast<int>(pointers.size()), pointers.data());
+  }
   std::string text = log();
   if (status != NVRTC_SUCCESS) {
     std::string joined;

@@ -325,7 +325,9 @@ int run(int argc, char** argv) {
   CLI::App app("Prints the course summary table from lesson JSON results", "course_summary");
   std::vector<std::string> files, missing;
   std::string json_out;
-  app.add_option("--missing", missing, "LESSON=REASON for a lesson that wrote no JSON");
+  // One value per --missing (a JSON file after it is a file, not a second reason).
+  app.add_option("--missing", missing, "LESSON=REASON for a lesson that wrote no JSON (one per --missing)")
+      ->allow_extra_args(false);
   app.add_option("--json", json_out, "also write the table as JSON to this file");
   app.add_option("files", files, "JSON files written by the lessons (--json)");
   course::parse_command_line(app, argc, argv);
@@ -364,7 +366,9 @@ int run(int argc, char** argv) {
     if (cpu_line.empty()) {
       // Reports written before the host was recorded have no "host" (or an empty one).
       const std::optional<std::string> host = fields.optional_text("/host/cpu");
-      cpu_line = (host ? *host + ", " : "") + std::to_string(fields.integer("/summary/cpu_threads")) + " CPU threads";
+      const std::int64_t threads = fields.integer("/summary/cpu_threads");
+      if (threads < 1 || threads > (1 << 20)) fields.wrong("/summary/cpu_threads", "a thread count (1 to 2^20)");
+      cpu_line = (host ? *host + ", " : "") + std::to_string(threads) + " CPU threads";
     }
   }
   for (const std::string& item : missing) {
@@ -388,6 +392,16 @@ int run(int argc, char** argv) {
       widths[c] = std::max(widths[c], row[c].size());
     }
   }
+  // Text from a results file reaches the terminal without control characters (ANSI escapes, newlines).
+  auto printable = [](std::string text) {
+    for (char& c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    return text;
+  };
+  for (auto& row : table) {
+    for (std::string& cell : row) cell = printable(cell);
+  }
   auto print_row = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       const bool last = c + 1 == row.size();  // no padding after the last cell
@@ -408,9 +422,10 @@ int run(int argc, char** argv) {
                    "verified one-thread row that is not a teaching row\n";
       named = true;
     }
-    std::cout << "  " << line.label << ": 1 CPU = "
-              << (line.cpu.one_thread.ms ? line.cpu.one_thread.variant : "none (no one-thread row that is not a teaching row)")
-              << "; all CPUs = " << line.cpu.all.variant << "\n";
+    std::cout << "  " << printable(line.label) << ": 1 CPU = "
+              << (line.cpu.one_thread.ms ? printable(line.cpu.one_thread.variant)
+                                         : "none (no one-thread row that is not a teaching row)")
+              << "; all CPUs = " << printable(line.cpu.all.variant) << "\n";
   }
   if (!json_out.empty()) {
     json out = {{"gpu", gpu_line.empty() ? json(nullptr) : json(gpu_line)},
@@ -421,6 +436,8 @@ int run(int argc, char** argv) {
     for (const Line& line : lines) out["lines"].push_back(line_json(line));
     course::write_file_atomically(json_out, out.dump(2) + "\n", "the summary JSON");
   }
+  std::cout.flush();
+  if (!std::cout) throw course::Error("cannot write the summary to standard output (a full disk or a closed pipe?)");
   return all_verified ? course::kExitOk : course::kExitVerificationFailed;
 }
 

@@ -105,6 +105,10 @@ std::string text_of(pugi::xml_node node) {
 }
 
 std::string shorten(std::string text) {
+  // Text from the file reaches the terminal without control characters (ANSI escapes, newlines).
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
   if (text.size() > kMaxReasonChars) text = text.substr(0, kMaxReasonChars) + "... (" + std::to_string(text.size()) + " characters)";
   return text;
 }
@@ -159,6 +163,13 @@ void load_junit(const std::string& path, pugi::xml_document& document) {
   } catch (const course::Error& error) {
     throw course::Error("cannot read " + path + ": " + error.what());
   }
+  // pugixml accepts several top-level elements; a JUnit file has exactly one.
+  int elements = 0;
+  for (const pugi::xml_node node : document.children()) elements += node.type() == pugi::node_element;
+  if (elements != 1) {
+    throw course::Error(path + " is not ctest's JUnit file: it has " + std::to_string(elements) +
+                        " top-level elements, not one <testsuite>");
+  }
   const std::string_view root = document.document_element().name();
   if (root != "testsuite" && root != "testsuites") {
     throw course::Error(path + " is not ctest's JUnit file: its root element is <" + std::string(root) +
@@ -170,12 +181,14 @@ int run(int argc, char** argv) {
   CLI::App app("Prints how many tests passed, were skipped (by reason) and failed, from ctest's JUnit file",
                "course_test_summary");
   std::string path;
-  app.add_option("junit", path, "the file written by ctest --output-junit")->required();
+  app.add_option("junit", path, "the file written by ctest --output-junit");
   course::parse_command_line(app, argc, argv);
+  if (path.empty()) throw course::UsageError("give the JUnit file that ctest --output-junit wrote");
 
   pugi::xml_document document;
   load_junit(path, document);
   const std::vector<pugi::xml_node> testcases = testcases_of(document.document_element());
+  if (testcases.empty()) throw course::Error(path + " lists no test: ctest ran none (a filter that matched nothing?)");
   int passed = 0, skipped = 0, failed = 0, disabled = 0;
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // in order first seen
   std::vector<std::string> failed_names;
@@ -208,6 +221,8 @@ int run(int argc, char** argv) {
     std::cout << "   " << names.size() << " skipped because: " << reason << "  (e.g. " << names.front() << ")\n";
   }
   for (const std::string& name : failed_names) std::cout << "   failed: " << name << "\n";
+  std::cout.flush();
+  if (!std::cout) throw course::Error("cannot write the summary to standard output (a full disk or a closed pipe?)");
   return course::kExitOk;
 }
 

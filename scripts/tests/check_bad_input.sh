@@ -12,6 +12,13 @@
 #   kernel_file     lesson 08's --kernel-file as a FIFO, /dev/zero, a huge file, ""; -a ""
 #   jit_cache_kill  lesson 08 killed (SIGTERM, SIGKILL) leaves no JIT-cache folder behind
 #   sweep           sweep.sh: blank or glob --sizes, a bad --lesson, a lesson's exit 3 kept
+#   plot_pictures   plot.py's checks of the pictures a results file names (lesson 06's extra.images),
+#                   with a stand-in matplotlib: a folder outside the results' folders and --out, '..',
+#                   a file name with a path, a FIFO, a folder, an oversized file are refused (no
+#                   hang); a picture inside is accepted; filter names reach PNG names as letters,
+#                   digits and '_' only; MPLBACKEND=bogus is ignored
+#   corpus          every case of scripts/tests/bad_inputs.tsv (the fuzz corpus): its exit code and
+#                   its one stderr line, within 60 s (cases named plot_* need matplotlib)
 #   progress        (not bad input, but a long run's silence) lesson 05's CPU reference at a size
 #                   of minutes prints a progress line with an estimate within seconds
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -240,10 +247,107 @@ case_progress() {
   echo "ok: $line"
 }
 
+case_plot_pictures() {
+  mkdir -p "$work/stub/matplotlib" "$work/results/pictures" "$work/out" "$work/elsewhere"
+  printf 'rcParams = {}\ndef use(name):\n    pass\n' >"$work/stub/matplotlib/__init__.py"
+  printf 'class Figure:\n    def savefig(self):\n        pass\n    def tight_layout(self):\n        pass\n' >"$work/stub/matplotlib/figure.py"
+  : >"$work/stub/matplotlib/pyplot.py"
+  printf 'png' >"$work/results/pictures/input.png"
+  printf 'png' >"$work/elsewhere/input.png"
+  mkfifo "$work/results/pictures/fifo.png"
+  mkdir "$work/results/pictures/folder.png"
+  truncate -s 65M "$work/results/pictures/huge.png"
+  capture timeout 60 env MPLBACKEND=bogus PYTHONPATH="$work/stub" python3 - "$root" "$work" <<'PY'
+import importlib.util, sys
+root, work = sys.argv[1], sys.argv[2]
+spec = importlib.util.spec_from_file_location("course_plot", f"{root}/scripts/plot.py")
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+from pathlib import Path
+plot.ALLOWED_ROOTS[:] = [Path(f"{work}/results").resolve(), Path(f"{work}/out").resolve()]
+pictures = f"{work}/results/pictures"
+assert plot.image_path(pictures, "input.png") == Path(pictures).resolve() / "input.png"
+assert plot.image_path(pictures, "missing.png") is None
+refused = [("/", "etc.png"), (f"{work}/elsewhere", "input.png"), (f"{pictures}/../../elsewhere", "input.png"),
+           (pictures, "../input.png"), (pictures, "/etc/passwd"), (pictures, "input.txt"), (pictures, "fifo.png"),
+           (pictures, "folder.png"), (pictures, "huge.png"), ("", "input.png"), (None, "input.png")]
+for folder, file in refused:
+    try:
+        plot.image_path(folder, file)
+    except plot.InputError as error:
+        print(f"ok: refused {folder!r} / {file!r}: {error}")
+    else:
+        sys.exit(f"accepted {folder!r} / {file!r}")
+spec = importlib.util.spec_from_file_location("plot06", f"{root}/06_fft_convolve/plot_fft_convolve.py")
+plot06 = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot06)
+for name, tag in [("gaussian /../../escaped_by_plot", "_gaussian_escaped_by_plot"), ("box 31 x 31", "_box_31"),
+                  ("classic", ""), ("gaussian \x1b[31m\n", "_gaussian_31m")]:
+    assert plot06.filter_tag(name) == tag, (name, plot06.filter_tag(name))
+print("ok: filter names become letters, digits and '_' in PNG names")
+PY
+  [ "$status" -eq 0 ] || fail "plot.py's picture checks: exit $status:"$'\n'"$out"$'\n'"$err"
+  printf '%s\n' "$out"
+}
+
+case_corpus() {
+  local bin="$1" name code pattern command ran=0 skipped=0
+  mkfifo "$work/fifo"
+  mkdir -p "$work/out"
+  printf '0 0 0\n0 0 0\n0 0 0\n' >"$work/zero.txt"
+  printf '1e-45 1e-45 1e-45\n1e-45 1e-45 1e-45\n1e-45 1e-45 1e-45\n' >"$work/tiny.txt"
+  printf '3e38 -3e38 3e38\n-3e38 3e38 -3e38\n3e38 -3e38 3e38\n' >"$work/huge.txt"
+  printf 'P5\n1 1\n255\n\x80' >"$work/one.pgm"
+  python3 - "$root/common/tests/fixtures/01_vector_exp_fixture.json" "$work" <<'PY' || fail "could not make the plot inputs"
+import json, sys
+report = json.load(open(sys.argv[1]))
+nan = json.loads(json.dumps(report))
+nan["rows"][0]["time_ms"] = float("nan")
+open(f"{sys.argv[2]}/nan.json", "w").write(json.dumps(nan))
+for row in report["rows"]:
+    row["status"] = "skipped"
+    row["time_ms"] = None
+report.pop("sweeps", None)
+open(f"{sys.argv[2]}/nothing_ran.json", "w").write(json.dumps(report))
+PY
+  local plot_python=""
+  plot_python="$(source "$root/scripts/setup.sh" >/dev/null 2>&1; course_plot_python)"
+  while IFS=$'\t' read -r name code pattern command; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    local program
+    program="$(printf '%s\n' "$command" | grep -oE '\$bin/[A-Za-z0-9_]+' | head -n 1)"
+    if [ -n "$program" ] && [ ! -x "$bin/${program#\$bin/}" ]; then
+      echo "skipped: $name (${program#\$bin/} is not built)"
+      skipped=$((skipped + 1))
+      continue
+    fi
+    if [[ "$name" == plot_* && -z "$plot_python" ]]; then
+      echo "skipped: $name (no python3 with matplotlib here)"
+      skipped=$((skipped + 1))
+      continue
+    fi
+    capture env bin="$bin" root="$root" work="$work" bash -c "cd \"\$work\" && $command"
+    # libgomp's own warning about OMP_NUM_THREADS comes as the program loads, before any course
+    # code runs: it is set aside for the omp_* cases, where the course's line must follow it.
+    if [[ "$name" == omp_* ]]; then err="$(printf '%s\n' "$err" | grep -v -e '^$' -e '^libgomp: Invalid value for environment variable')"; fi
+    if [ "$code" -eq 0 ]; then  # a case that must succeed: its stdout matches the pattern
+      [ "$status" -eq 0 ] || fail "corpus $name: exit $status, expected 0 (stderr: $err)"
+      [[ "$out" =~ $pattern ]] || fail "corpus $name: stdout does not match '$pattern':"$'\n'"$out"
+      echo "ok: corpus $name -> exit 0"
+    else
+      expect_one_line "corpus $name" "$code" "$pattern"
+    fi
+    ran=$((ran + 1))
+  done <"$root/scripts/tests/bad_inputs.tsv"
+  [ "$ran" -gt 0 ] || fail "no corpus case ran"
+  echo "corpus: $ran cases ran, $skipped skipped"
+}
+
 case "${1:-}" in
   plot_files) case_plot_files ;;
-  json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress)
+  plot_pictures) case_plot_pictures ;;
+  json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress|corpus)
     [ -d "${2:-}" ] || { echo "check_bad_input.sh $1 needs the bin folder of a build" >&2; exit 2; }
     "case_$1" "$(cd "$2" && pwd)" ;;
-  *) echo "usage: check_bad_input.sh plot_files|json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress [BIN_DIR]" >&2; exit 2 ;;
+  *) echo "usage: check_bad_input.sh plot_files|plot_pictures|json_fifo|full_disk|kernel_file|jit_cache_kill|sweep|progress|corpus [BIN_DIR]" >&2; exit 2 ;;
 esac

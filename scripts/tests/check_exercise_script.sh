@@ -10,6 +10,9 @@
 #   records       every row names a lesson, a starter and a solution that exist, every starter
 #                 file is in the table, and every starter's SHA-256 is its record's. An edited
 #                 starter is reported as SKIPPED (a student's edit), but fails under CI=true.
+#   stalled       a check that never ends (a stand-in test binary that sleeps) is stopped at
+#                 --timeout: STOPPED, exit 3; a COURSE_BUILD_DIR that is not a configured build
+#                 folder: one line, exit 2, nothing written there; --timeout 0/abc: exit 2
 #   reasons       the FAIL line's reason (scripts/gtest_failure_reason.awk) from Google Test
 #                 outputs of the kinds the exercises' tests print, and none from a crashed test
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -42,6 +45,33 @@ case_usage() {
   check_script 04 tiled --bogus
   [ "$status" -eq 2 ] && [[ "$err" == *"unknown flag --bogus"* ]] || fail "--bogus: exit $status: $err"
   echo "ok: an unknown flag -> exit 2: $err"
+}
+
+case_stalled() {
+  # A stand-in build: configured (a CMakeCache.txt), a cmake that builds nothing, a test binary
+  # that starts its test and never finishes.
+  local build="$work/build"
+  mkdir -p "$build/bin" "$work/fakebin"
+  : >"$build/CMakeCache.txt"
+  printf '#!/bin/sh\nexit 0\n' >"$work/fakebin/cmake"
+  printf '#!/bin/sh\necho "[ RUN      ] Stand.In"\nexec sleep 60\n' >"$build/bin/06_fft_convolve_tests"
+  chmod +x "$work/fakebin/cmake" "$build/bin/06_fft_convolve_tests"
+  local start=$SECONDS
+  capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 06 separable_cpu --timeout 2
+  [ "$status" -eq 3 ] || fail "a check that never ends: exit $status, expected 3: $out $err"
+  [[ "$out" == *"STOPPED: separable_cpu: its check ran past 2 s (--timeout)"* ]] || fail "no STOPPED line: $out"
+  [ $((SECONDS - start)) -lt 30 ] || fail "the stalled check took $((SECONDS - start)) s to stop"
+  echo "ok: a check that never ends is stopped at --timeout 2, exit 3"
+  capture env COURSE_BUILD_DIR="$work/nonexistent" "$root/scripts/check_exercise.sh" 01 gaussian
+  [ "$status" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"is not a configured build folder"* ]] ||
+    fail "COURSE_BUILD_DIR=/nonexistent: exit $status: $out $err"
+  [ ! -e "$work/nonexistent" ] || fail "COURSE_BUILD_DIR=/nonexistent: something was written there"
+  echo "ok: COURSE_BUILD_DIR not a build folder -> exit 2: $err"
+  for bad in 0 abc -5; do
+    check_script 06 separable_cpu --timeout "$bad"
+    [ "$status" -eq 2 ] && [[ "$err" == *"--timeout"* ]] || fail "--timeout $bad: exit $status: $err"
+  done
+  echo "ok: --timeout 0, abc, -5 -> exit 2"
 }
 
 case_cpu_exercise() {
@@ -158,5 +188,6 @@ case "${1:-}" in
   cpu_exercise) [ $# -eq 2 ] || fail "cpu_exercise needs BUILD_DIR"; case_cpu_exercise "$2" ;;
   records) case_records ;;
   reasons) case_reasons ;;
-  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons" >&2; exit 2 ;;
+  stalled) case_stalled ;;
+  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled" >&2; exit 2 ;;
 esac

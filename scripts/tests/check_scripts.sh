@@ -13,6 +13,9 @@
 #                   the checkout) that runs a lesson, a tool or plot.py, as written, from a
 #                   checkout-like folder whose build/release/bin is BIN_DIR and whose first python3
 #                   on PATH has no matplotlib
+#   run_course_keeps_json  run_course.sh (from a stand-in checkout, BIN_DIR's binaries, a cmake
+#                   that builds nothing) with every lesson failing: JSON already in --results, its
+#                   own names included, is all still there and unchanged; exit 1
 #   doc_plot_command  the docs show at least one plot.py command (so doc_commands exercises the
 #                   restart into a python3 that has matplotlib)
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -191,14 +194,36 @@ case_doc_plot_command() {
 }
 
 # Commands marked "minutes without a GPU" in the docs are run only where a GPU is usable.
+# With --quick (first), each lesson binary is run through scripts/tests/doc_quick.sh: the same
+# command with its sizes capped and few repetitions (the default test command on a GPU machine;
+# the pages' full sizes are the docs-full label's, which scripts/reproduce_docs.sh runs).
 case_doc_commands() {
+  local quick=0
+  if [ "${1:-}" = --quick ]; then quick=1; shift; fi
   local bin="${1:?doc_commands needs the bin folder of a build}"
   shift
   [ $# -gt 0 ] || fail "doc_commands needs the pages whose commands it runs"
   local pages=("$@")
   local sandbox="$work/checkout"
   mkdir -p "$sandbox/build/release" "$work/nompl"
-  ln -s "$bin" "$sandbox/build/release/bin"
+  if [ "$quick" -eq 1 ]; then
+    mkdir -p "$work/quickbin"
+    local program
+    for program in "$bin"/*; do
+      local stem
+      stem="$(basename "$program")"
+      if [[ "$stem" =~ ^[0-9][0-9]_ && "$stem" != *_tests ]]; then
+        printf '#!/bin/sh\nexec bash "%s" "%s" "$@"\n' "$root/scripts/tests/doc_quick.sh" "$program" >"$work/quickbin/$stem"
+        chmod +x "$work/quickbin/$stem"
+      else
+        ln -s "$program" "$work/quickbin/$stem"
+      fi
+    done
+    ln -s "$work/quickbin" "$sandbox/build/release/bin"
+    echo "quick mode: lesson binaries run with capped sizes and repetitions (scripts/tests/doc_quick.sh)"
+  else
+    ln -s "$bin" "$sandbox/build/release/bin"
+  fi
   ln -s "$root/scripts" "$sandbox/scripts"
   # The lesson folders and docs too: some commands read a file from them (a user's kernel source).
   local folder
@@ -247,8 +272,40 @@ case_doc_commands() {
   echo "ran $ran documented commands ($plots drew plots, with a python3 lacking matplotlib first on PATH)"
 }
 
+case_run_course_keeps_json() {
+  local bin="${1:?run_course_keeps_json needs the bin folder of a build}"
+  local checkout="$work/co"
+  mkdir -p "$checkout/build/release/bin" "$work/fakebin" "$work/results"
+  cp -r "$root/scripts" "$checkout/scripts"
+  cp "$root/CMakePresets.json" "$checkout/" 2>/dev/null
+  local program lessons=0
+  for program in "$bin"/[0-9][0-9]_* "$bin/course_summary" "$bin/course_device_info"; do
+    [ -x "$program" ] || continue
+    ln -s "$program" "$checkout/build/release/bin/"
+    local stem
+    stem="$(basename "$program")"
+    if [[ "$stem" =~ ^[0-9][0-9]_[a-z_]+$ && -d "$root/$stem" ]]; then mkdir -p "$checkout/$stem"; lessons=$((lessons + 1)); fi
+  done
+  [ "$lessons" -gt 0 ] || fail "no lesson binary in $bin"
+  printf '#!/bin/sh\n[ "$1" = --version ] && echo "cmake version 3.28.0"\nexit 0\n' >"$work/fakebin/cmake"
+  chmod +x "$work/fakebin/cmake"
+  echo '{"mine": true}' >"$work/results/keep.json"
+  local first
+  first="$(basename "$(ls -d "$checkout"/[0-9][0-9]_*/ | head -n 1)")"
+  echo '{"earlier": true}' >"$work/results/$first.json"
+  capture env PATH="$work/fakebin:$PATH" COURSE_NO_INSTALL=1 bash "$checkout/scripts/run_course.sh" \
+    --results "$work/results" -- --skip-cpu --skip-gpu
+  [ "$status" -eq 1 ] || fail "every lesson failing: exit $status, expected 1:"$'\n'"$out"$'\n'"$err"
+  [ "$(cat "$work/results/keep.json")" = '{"mine": true}' ] || fail "run_course.sh deleted or changed keep.json"
+  [ "$(cat "$work/results/$first.json")" = '{"earlier": true}' ] || fail "run_course.sh deleted or changed an earlier $first.json"
+  [ -z "$(ls -A "$work/results" | grep '^\.run_course')" ] || fail "run_course.sh left its stamp file behind"
+  [[ "$out" == *"== 0"*"exit 2"* ]] || fail "no lesson ran (exit 2 expected of each):"$'\n'"$out"$'\n'"$err"
+  echo "ok: every lesson failed (exit 1); keep.json and an earlier $first.json are untouched ($lessons lessons)"
+}
+
 case "${1:-}" in
   missing_values|plot_errors|progress|doc_plot_command|configure_installs) "case_$1" ;;
   doc_commands) shift; case_doc_commands "$@" ;;
-  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_commands BIN_DIR PAGE..." >&2; exit 2 ;;
+  run_course_keeps_json) shift; case_run_course_keeps_json "$@" ;;
+  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_commands [--quick] BIN_DIR PAGE..." >&2; exit 2 ;;
 esac

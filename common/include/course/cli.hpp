@@ -11,6 +11,8 @@
 //   --device N           which GPU                              --seed N     input seed
 //   --skip-cpu/--skip-gpu                                       --require-gpu no GPU is an error
 //   --no-flush-l2        keep L2 warm between GPU repetitions   --json PATH  write the results
+//   --timeout S          a GPU row, compile or plan running past S seconds ends the run (exit 3;
+//                        course/watchdog.hpp)
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -23,6 +25,7 @@
 
 #include "course/device.hpp"
 #include "course/timing.hpp"
+#include "course/watchdog.hpp"
 
 namespace course {
 
@@ -51,6 +54,7 @@ struct CommonOptions {
   bool flush_l2 = true;
   std::uint64_t seed = 42;
   std::string json_path;
+  double timeout = kDefaultTimeoutSeconds;       // --timeout: seconds a GPU row's run, a compile or a plan may take (0: no limit)
 
   std::int64_t dim(const std::string& name) const;  // throws std::out_of_range for an unknown name
   RepeatOptions gpu_repeat() const { return {warmup, reps}; }

@@ -60,7 +60,8 @@ void require_device_memory(std::size_t bytes, const std::string& what);
 // The same for host memory, against the kernel's MemAvailable: a run that cannot fit fails
 // with a clear message instead of being killed by the out-of-memory killer half-way.
 void require_host_memory(std::size_t bytes, const std::string& what);
-// Free bytes reported by the OS (MemAvailable), 0 if unknown.
+// Free bytes reported by the OS (MemAvailable), lowered to the process's own limits (ulimit -v,
+// a cgroup v2 memory.max), 0 if unknown.
 std::size_t available_host_memory();
 
 // The host's CPU, to label results with: its model name as the OS reports it ("unknown CPU"

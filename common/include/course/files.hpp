@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace course {
 
@@ -26,6 +28,11 @@ namespace course {
 // does not exist or in which no file can be created (read-only, /proc, a name too long). The
 // path itself is never opened; a temporary file is created in its folder and removed again.
 void check_output_path(const std::string& flag, const std::string& path);
+
+// Throws UsageError when two outputs of one run name the same file (the second would overwrite
+// the first): "--json same.png: the same file as --image same.png; give each its own name".
+// Each item is {flag, path}; empty paths (an output not asked for) are skipped.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // The whole content of the regular file `path`, at most `max_bytes` of it. Throws course::Error
 // with one line starting with the path: it does not exist, is a folder, is not a regular file
