@@ -281,7 +281,9 @@ Row Lesson::measure(const Variant& variant) {
     ensure_ceilings(variant.target);
   }
   {
-    WatchdogScope watchdog(row_name + " (its setup)", limit);
+    // A row's setup may do long host work before any GPU work (lesson 04 computes its
+    // double-precision reference there: over a minute at 16384^3), so it gets 10 times the limit.
+    WatchdogScope watchdog(row_name + " (its setup)", 10 * limit);
     run_setup(variant, row);
   }
   cudaStream_t stream = gpu ? state_->stream->get() : nullptr;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The quick mode of the documented commands (check_scripts.sh doc_commands --quick): stands in
 # for a lesson binary and runs it with the command's own arguments, made small: each size flag's
-# value capped, a size given where the command gives none, and at most 3 timed GPU runs, 1
-# warm-up and 1 timed CPU run. Every flag and every other value stays as the page wrote it, so
+# value capped, a size given where the command gives none, at most 3 timed GPU runs, 1 warm-up,
+# 1 timed CPU run and 4 CPU threads where the command names a count. Every flag and every other value stays as the page wrote it, so
 # the command is still checked (it parses, runs, verifies, writes its files); only its sizes and
 # repetitions shrink. Usage: doc_quick.sh REAL_BINARY [ARGUMENTS...]
 set -uo pipefail
@@ -17,7 +17,10 @@ case "$name" in
   07_*) size_flags=" -n --options --size " cap=100000 ;;
   *) exec "$real" "$@" ;;
 esac
-declare -A caps=([--reps]=3 [--warmup]=1 [--cpu-reps]=1)
+declare -A caps=([--reps]=3 [--warmup]=1 [--cpu-reps]=1 [--threads]=4)
+# Many of these run at once under ctest -j: OpenMP threads that spin while they wait would take
+# the cores from each other (FFTW's threaded plans slowed 80-fold so), so they sleep instead.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 for flag in $size_flags; do caps[$flag]=$cap; done
 args=() sized=0 image=0
 declare -A seen=()
