@@ -57,17 +57,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t quads = aligned ? n / 4 : 0;  // four counts per 16-byte load
   const auto* counts4 = reinterpret_cast<const uint4*>(counts);
-  std::size_t q = thread;
   // Four loads issued back to back (independent addresses, one grid stride apart: every load of
-  // the warp still reads 512 consecutive bytes), then the sixteen counts.
-  for (; q + (kLoadsInFlight - 1) * stride < quads; q += kLoadsInFlight * stride) {
-    uint4 c[kLoadsInFlight];
+  // the warp still reads 512 consecutive bytes), then the sixteen counts. Near the end some of
+  // the four are past the last quad: those are neither loaded nor counted.
+  for (std::size_t q = thread; q < quads; q += kLoadsInFlight * stride) {
+    uint4 c[kLoadsInFlight] = {};
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) c[k] = counts4[q + k * stride];
+    for (int k = 0; k < kLoadsInFlight; ++k) {
+      if (q + k * stride < quads) c[k] = counts4[q + k * stride];
+    }
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) count_four(c[k], shared_bins, in_shared, bins, num_bins);
+    for (int k = 0; k < kLoadsInFlight; ++k) {
+      if (q + k * stride < quads) count_four(c[k], shared_bins, in_shared, bins, num_bins);
+    }
   }
-  for (; q < quads; q += stride) count_four(counts4[q], shared_bins, in_shared, bins, num_bins);  // the last few
   for (std::size_t i = 4 * quads + thread; i < n; i += stride) {  // the last n % 4 (all of them if unaligned)
     count_one(counts[i], shared_bins, in_shared, bins, num_bins);
   }
