@@ -20,6 +20,7 @@
 // What changed from step 12: everything after the row pass; the column pass (sat_steps.cu) is
 // not used. The table's bound is the same kind: every entry is a sum of at most W + H / kBandRows
 // + 2 kBandRows partial sums (sat_rows.cpp checks (W + H + 2) 2^-52 sum|x|).
+#include <cstdint>
 #include <memory>
 
 #include "course/check.hpp"
@@ -37,20 +38,50 @@ constexpr int kPrefixColumns = 32, kPrefixSegments = 32;  // (2): 32 columns x 3
 
 int bands_of(int height) { return (height + kBandRows - 1) / kBandRows; }
 
+// x = in[row + c0 .. c0 + 3], 0 past the row's end: one 16-byte load when `vectors` (the width a
+// multiple of 4 and the image 16-byte aligned, so c0 < width means all four are inside).
+__device__ __forceinline__ void load_four(const float* __restrict__ in, std::size_t row, int c0, int width, bool vectors,
+                                          float (&x)[kColumns]) {
+  if (vectors) {
+    const float4 v = c0 < width ? *reinterpret_cast<const float4*>(in + row + c0) : make_float4(0, 0, 0, 0);
+    x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < kColumns; ++j) x[j] = c0 + j < width ? in[row + c0 + j] : 0.0f;
+  }
+}
+
+// table[row + c0 .. c0 + 3] = t, the entries inside the row: two 16-byte stores when `vectors`.
+__device__ __forceinline__ void store_four(double* __restrict__ table, std::size_t row, int c0, int width, bool vectors,
+                                           const double (&t)[kColumns]) {
+  if (vectors) {
+    if (c0 < width) {
+      auto* out = reinterpret_cast<double2*>(table + row + c0);
+      out[0] = make_double2(t[0], t[1]);
+      out[1] = make_double2(t[2], t[3]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kColumns; ++j) {
+      if (c0 + j < width) table[row + c0 + j] = t[j];
+    }
+  }
+}
+
 // (1) One block per (tile, band): the band's column totals for 1,024 columns. Every load of a
 // thread is independent (all kBandRows x 4 in flight at once).
-__global__ void band_column_sums(const float* __restrict__ in, double* __restrict__ totals, int height, int width) {
+__global__ void band_column_sums(const float* __restrict__ in, double* __restrict__ totals, int height, int width,
+                                 bool vectors) {
   const int band = static_cast<int>(blockIdx.y), first = band * kBandRows;
   const int c0 = static_cast<int>(blockIdx.x) * kTile + static_cast<int>(threadIdx.x) * kColumns;
   double sum[kColumns] = {};
 #pragma unroll
   for (int i = 0; i < kBandRows; ++i) {
     if (first + i >= height) break;
-    const std::size_t row = static_cast<std::size_t>(first + i) * static_cast<std::size_t>(width);
+    float x[kColumns];
+    load_four(in, static_cast<std::size_t>(first + i) * static_cast<std::size_t>(width), c0, width, vectors, x);
 #pragma unroll
-    for (int j = 0; j < kColumns; ++j) {
-      if (c0 + j < width) sum[j] += static_cast<double>(in[row + c0 + j]);
-    }
+    for (int j = 0; j < kColumns; ++j) sum[j] += static_cast<double>(x[j]);
   }
 #pragma unroll
   for (int j = 0; j < kColumns; ++j) {
@@ -89,7 +120,7 @@ __global__ void band_prefix(const double* __restrict__ totals, double* __restric
 // running column sums acc (from the image's top), their scan along the row, plus left[i], the
 // sum of row i's tiles before this one.
 __global__ void band_sweep(const float* __restrict__ in, const double* __restrict__ above, double* __restrict__ table,
-                           int height, int width) {
+                           int height, int width, bool vectors) {
   __shared__ double warp_totals[32];
   const int band = static_cast<int>(gridDim.x - 1 - blockIdx.x), first = band * kBandRows;
   double left[kBandRows] = {};  // T(first + i, tile's first column - 1)
@@ -103,11 +134,8 @@ __global__ void band_sweep(const float* __restrict__ in, const double* __restric
     }
 #pragma unroll
     for (int i = 0; i < kBandRows; ++i) {  // every load first: the band's 8 x 4 values in flight
-#pragma unroll
-      for (int j = 0; j < kColumns; ++j) {
-        const bool inside = first + i < height && c0 + j < width;
-        x[i][j] = inside ? in[static_cast<std::size_t>(first + i) * width + c0 + j] : 0.0f;
-      }
+      const int r = min(first + i, height - 1);  // a row past the image: loaded, never written
+      load_four(in, static_cast<std::size_t>(r) * width, c0, width, vectors, x[i]);
     }
 #pragma unroll
     for (int i = 0; i < kBandRows; ++i) {
@@ -120,13 +148,10 @@ __global__ void band_sweep(const float* __restrict__ in, const double* __restric
       double tile_total = 0;
       const double inclusive = detail::block_inclusive_scan(s[kColumns - 1], warp_totals, tile_total);
       const double before = left[i] + (inclusive - s[kColumns - 1]);  // the columns left of this thread's
-      if (first + i < height) {
-        const std::size_t row = static_cast<std::size_t>(first + i) * width;
+      double t[kColumns];
 #pragma unroll
-        for (int j = 0; j < kColumns; ++j) {
-          if (c0 + j < width) table[row + c0 + j] = before + s[j];
-        }
-      }
+      for (int j = 0; j < kColumns; ++j) t[j] = before + s[j];
+      if (first + i < height) store_four(table, static_cast<std::size_t>(first + i) * width, c0, width, vectors, t);
       left[i] += tile_total;
     }
   }
@@ -141,13 +166,15 @@ void build(const float* in, double* table, int height, int width, double* scratc
   const int bands = bands_of(height);
   double* totals = scratch;
   double* above = scratch + static_cast<std::size_t>(bands) * static_cast<std::size_t>(width);
+  const bool vectors = width % kColumns == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(table) % 16 == 0;
   const dim3 sums_grid((width + kTile - 1) / kTile, bands);
-  band_column_sums<<<sums_grid, kThreads, 0, stream>>>(in, totals, height, width);
+  band_column_sums<<<sums_grid, kThreads, 0, stream>>>(in, totals, height, width, vectors);
   CUDA_CHECK_LAUNCH("band_column_sums");
   band_prefix<<<(width + kPrefixColumns - 1) / kPrefixColumns, dim3(kPrefixColumns, kPrefixSegments), 0, stream>>>(
       totals, above, bands, width);
   CUDA_CHECK_LAUNCH("band_prefix");
-  band_sweep<<<bands, kThreads, 0, stream>>>(in, above, table, height, width);
+  band_sweep<<<bands, kThreads, 0, stream>>>(in, above, table, height, width, vectors);
   CUDA_CHECK_LAUNCH("band_sweep");
 }
 
