@@ -7,9 +7,10 @@
 //   kernels/05_hist_private_shared.cu  step 2: a private histogram per block in shared memory
 //   kernels/06_hist_warp_aggregated.cu step 3: equal counts in a warp combined (__match_any_sync)
 //   kernels/07_hist_warp_uniform.cu    step 4: a warp of one count adds once (shuffle + vote)
-//   kernels/08_hist_cub.cu             the library row: cub::DeviceHistogram::HistogramEven
-//   kernels/09_cdf_block_scan.cu       the CDF by one block's scan
-//   kernels/10_cdf_cub.cu              the library row: cub::DeviceScan::InclusiveSum
+//   kernels/08_hist_private_streamed.cu step 5: step 2 with 4 loads in flight, one block per SM
+//   kernels/09_hist_cub.cu             the library row: cub::DeviceHistogram::HistogramEven
+//   kernels/10_cdf_block_scan.cu       the CDF by one block's scan
+//   kernels/11_cdf_cub.cu              the library row: cub::DeviceScan::InclusiveSum
 //   kernels/histogram_registry.inc     the histogram steps, one line each (main and the tests read it)
 //
 // One bin per iteration count: a count c (0 <= c <= max_iters) goes to bin c, so there are
@@ -101,7 +102,7 @@ inline constexpr HistogramKernel kHistogramKernels[] = {
 #undef COURSE_HISTOGRAM
 };
 
-// ---- GPU: the CDF (kernels/09_cdf_block_scan.cu, kernels/10_cdf_cub.cu) ------------------------
+// ---- GPU: the CDF (kernels/10_cdf_block_scan.cu, kernels/11_cdf_cub.cu) ------------------------
 // cdf[i] = bins[0] + ... + bins[i] for i < num_bins, in device memory.
 struct ScanArgs {
   const std::uint32_t* bins = nullptr;

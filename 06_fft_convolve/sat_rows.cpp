@@ -62,7 +62,7 @@ void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& fi
                  return course::verify(std::span<const double>(rows.host), course::reference_of(rows.reference),
                                        course::Tolerance::relative(0, rows.allowed_error));
                }};
-    v.note = "the table alone (row pass and column pass), every entry within (W + H) 2^-52 sum|x| of the CPU's";
+    v.note = "the table alone (every pass of the build), every entry within (W + H) 2^-52 sum|x| of the CPU's";
     lesson.add(std::move(v));
   }
 }

@@ -5,6 +5,7 @@
 // (several segments of the two-level scan) and tall columns (many bands of the column pass).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -180,7 +181,51 @@ TEST(GpuSummedAreaTable, EveryStepMatchesTheCpuAtAwkwardSizes) {
       EXPECT_LE(worst, 1e-6) << kernel.name << ": " << c.width << " x " << c.height << ", K " << c.k;
     }
   }
-  EXPECT_EQ(methods, 4);
+  EXPECT_EQ(methods, 5);
+}
+
+// The table alone (what the "table alone" rows time), entry by entry against the CPU's, from a
+// poisoned (NaN) table, twice: a step that leaves an entry unwritten, or depends on what the
+// previous build left, fails here. Sizes around step 13's bands (8 rows) and tiles (1,024 columns).
+TEST(GpuSummedAreaTable, EveryStepBuildsTheWholeTableWithinItsBound) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  struct Case {
+    int width, height;
+  };
+  const Case cases[] = {{1, 1},    {31, 33},  {1023, 7}, {1025, 9},  {7, 1023}, {3, 5000},
+                        {32768, 2}, {2049, 130}, {1024, 1024}, {4099, 17}};
+  const Filter box = fft_convolve::box_filter(3);
+  for (const auto& kernel : fft_convolve::kernels()) {
+    if (!is_sat(kernel)) continue;
+    for (const Case& c : cases) {
+      const Image image = noise_image(c.width, c.height, static_cast<std::uint64_t>(c.width * 5 + c.height));
+      const std::vector<double> reference = fft_convolve::sat::table_cpu(image);
+      double sum_abs = 0;
+      for (const float x : image.pixels) sum_abs += std::fabs(static_cast<double>(x));
+      const double allowed = (c.width + c.height + 2) * std::ldexp(1.0, -52) * sum_abs;
+      course::Stream stream;
+      course::DeviceBuffer<float> d_input(image.size()), d_output(image.size());
+      d_input.copy_from_host(image.pixels);
+      auto method = kernel.launch({image.width, image.height, &box, &d_input, &d_output, nullptr, false});
+      method->setup(stream.get());
+      auto& builder = dynamic_cast<fft_convolve::sat::TableBuilder&>(*method);
+      std::vector<double> got(image.size());
+      for (int run = 0; run < 2; ++run) {
+        CUDA_CHECK(cudaMemsetAsync(builder.table().data(), 0xFF, builder.table().bytes(), stream.get()));
+        builder.build_table(stream.get());
+        CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        builder.table().copy_to_host(got);
+      }
+      double worst = 0;
+      bool finite = true;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        finite = finite && std::isfinite(got[i]);
+        worst = std::max(worst, std::fabs(got[i] - reference[i]));
+      }
+      EXPECT_TRUE(finite) << kernel.name << ": " << c.width << " x " << c.height << ": an entry was not written";
+      EXPECT_LE(worst, allowed) << kernel.name << ": " << c.width << " x " << c.height;
+    }
+  }
 }
 
 TEST(GpuSummedAreaTable, SaysWhyAGaussianDoesNotApply) {

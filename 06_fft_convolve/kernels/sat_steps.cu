@@ -84,9 +84,9 @@ __global__ void box_from_corners(const double* __restrict__ table, float* __rest
 
 class SatBox final : public GpuConvolver, public sat::TableBuilder {
  public:
-  SatBox(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch, std::string what)
+  SatBox(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch, std::string what, bool whole_table)
       : p_(problem), row_scan_(row_scan), scratch_(scratch), what_(std::move(what)),
-        problem_(sat::box_problem(*problem.filter)) {}
+        problem_(sat::box_problem(*problem.filter)), whole_table_(whole_table) {}
 
   std::string unsupported() const override { return problem_; }
 
@@ -94,9 +94,11 @@ class SatBox final : public GpuConvolver, public sat::TableBuilder {
     const std::size_t pixels = static_cast<std::size_t>(p_.height) * static_cast<std::size_t>(p_.width);
     table_ = course::DeviceBuffer<double>(pixels, "summed-area table");
     bands_ = (p_.height + kBandRows - 1) / kBandRows;
-    totals_ = course::DeviceBuffer<double>(static_cast<std::size_t>(bands_) * static_cast<std::size_t>(p_.width),
+    if (!whole_table_) {
+      totals_ = course::DeviceBuffer<double>(static_cast<std::size_t>(bands_) * static_cast<std::size_t>(p_.width),
                                            "summed-area table: band totals");
-    offsets_ = course::DeviceBuffer<double>(totals_.size(), "summed-area table: band offsets");
+      offsets_ = course::DeviceBuffer<double>(totals_.size(), "summed-area table: band offsets");
+    }
     const std::size_t scratch = scratch_ ? scratch_(p_.height, p_.width) : 0;
     if (scratch > 0) row_scratch_ = course::DeviceBuffer<double>(scratch, "summed-area table: row scratch");
   }
@@ -121,6 +123,7 @@ class SatBox final : public GpuConvolver, public sat::TableBuilder {
   void build_table(cudaStream_t stream) override {
     row_scan_(p_.input->data(), table_.data(), p_.height, p_.width, row_scratch_.size() == 0 ? nullptr : row_scratch_.data(),
               stream);
+    if (whole_table_) return;  // the step built T itself
     const dim3 grid((p_.width + kColumnThreads - 1) / kColumnThreads, bands_);
     band_totals<<<grid, kColumnThreads, 0, stream>>>(table_.data(), totals_.data(), p_.height, p_.width);
     CUDA_CHECK_LAUNCH("band_totals");
@@ -138,13 +141,19 @@ class SatBox final : public GpuConvolver, public sat::TableBuilder {
   std::string what_, problem_;
   course::DeviceBuffer<double> table_, totals_, offsets_, row_scratch_;
   int bands_ = 0;
+  bool whole_table_ = false;  // the step's function builds the whole table (no column pass here)
 };
 
 }  // namespace
 
 std::unique_ptr<GpuConvolver> make_sat_box(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch,
                                            std::string what) {
-  return std::make_unique<SatBox>(problem, row_scan, scratch, std::move(what));
+  return std::make_unique<SatBox>(problem, row_scan, scratch, std::move(what), false);
+}
+
+std::unique_ptr<GpuConvolver> make_sat_box_whole(const GpuProblem& problem, SatRowScan build, SatScratch scratch,
+                                                 std::string what) {
+  return std::make_unique<SatBox>(problem, build, scratch, std::move(what), true);
 }
 
 }  // namespace fft_convolve::detail

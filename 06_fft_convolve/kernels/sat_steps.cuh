@@ -1,5 +1,5 @@
 // Lesson 06, deep dive: what the summed-area-table steps (kernels/09_sat_naive.cu ...
-// kernels/12_sat_cub.cu) share. Each step scans the rows its own way; the column pass, the box
+// kernels/13_sat_bands.cu) share. Each step scans the rows its own way; the column pass, the box
 // from four corners and the method around them (sat_steps.cu) are the same for all.
 #pragma once
 
@@ -23,6 +23,10 @@ using SatScratch = std::size_t (*)(int height, int width);
 // from four table reads. unsupported() unless the filter is a box.
 std::unique_ptr<GpuConvolver> make_sat_box(const GpuProblem& problem, SatRowScan row_scan, SatScratch scratch,
                                            std::string what);
+// The same method around a step that builds the whole table itself (no column pass here): `build`
+// has SatRowScan's signature but leaves T complete.
+std::unique_ptr<GpuConvolver> make_sat_box_whole(const GpuProblem& problem, SatRowScan build, SatScratch scratch,
+                                                 std::string what);
 
 // An inclusive scan of one value per thread across the block (blockDim.x a multiple of 32, at
 // most 1024): each warp scans with shuffles (Kogge-Stone: lane i adds lane i - d, d = 1 .. 16),
