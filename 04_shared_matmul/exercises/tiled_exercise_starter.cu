@@ -12,8 +12,8 @@
 //     __syncthreads(); only the final store is guarded;
 //  4. compare with exercises/tiled_exercise_solution.cu; the tests run the solution at 1 x 1 x 1,
 //     31^3, 1025 x 777 x 513, ...: `./scripts/check_exercise.sh 04 tiled` runs the same on yours;
-//  5. time it by making it a step of the progression: copy it to kernels/11_tiled_16.cu (10 is
-//     stream_k), in namespace matmul, as void launch_tiled_16(const MatmulArgs&, cudaStream_t),
+//  5. time it by making it a step of the progression: copy it to kernels/13_tiled_16.cu (10 to
+//     12 are taken), in namespace matmul, as void launch_tiled_16(const MatmulArgs&, cudaStream_t),
 //     and add `COURSE_KERNEL(tiled_16, "...")` to kernels/registry.inc. It is
 //     then in the lesson's table (`04_shared_matmul --kernel tiled_16 --kernel tiled_shared`) and
 //     in the registry's tests. Is 16 x 16 faster or slower than 32 x 32, and why
