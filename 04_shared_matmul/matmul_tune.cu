@@ -128,10 +128,10 @@ std::vector<Candidate> all_candidates(bool variants) {
   std::vector<Candidate> candidates;
   for (const auto& k : matmul::kernels()) candidates.push_back({std::string(k.name), k.launch, k.traits.max_reps});
   if (variants) {
-    for (auto list : {matmul::tuning::warp_tiled_variants(), matmul::tuning::double_buffered_variants(),
-                      matmul::tuning::cp_async_variants(), matmul::tuning::cp_async_16b_variants(),
-                      matmul::tuning::wide_thread_variants()}) {
-      for (const matmul::tuning::Variant& v : list) candidates.push_back({std::string(v.name), v.launch, 0});
+    for (auto list : {matmul::tuning::warp_tiled_configs(), matmul::tuning::double_buffered_configs(),
+                      matmul::tuning::cp_async_configs(), matmul::tuning::cp_async_16b_configs(),
+                      matmul::tuning::wide_thread_configs()}) {
+      for (const matmul::tuning::TileConfig& v : list) candidates.push_back({std::string(v.name), v.launch, 0});
     }
   }
   return candidates;

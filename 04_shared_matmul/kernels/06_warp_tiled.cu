@@ -61,13 +61,13 @@ void launch_config(const MatmulArgs& args, cudaStream_t stream) {
 void launch_warp_tiled(const MatmulArgs& args, cudaStream_t stream) { launch_config<128, 128, 8, 64, 32>(args, stream); }
 
 namespace tuning {
-std::span<const Variant> warp_tiled_variants() {
-  static const Variant variants[] = {
+std::span<const TileConfig> warp_tiled_configs() {
+  static const TileConfig configs[] = {
       {"warp_tiled 128x128x8 w64x32", launch_config<128, 128, 8, 64, 32>},
       {"warp_tiled 128x128x16 w64x32", launch_config<128, 128, 16, 64, 32>},
       {"warp_tiled 128x128x8 w32x64", launch_config<128, 128, 8, 32, 64>},
   };
-  return variants;
+  return configs;
 }
 }  // namespace tuning
 

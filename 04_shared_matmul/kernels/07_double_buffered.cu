@@ -75,12 +75,12 @@ void launch_double_buffered(const MatmulArgs& args, cudaStream_t stream) {
 }
 
 namespace tuning {
-std::span<const Variant> double_buffered_variants() {
-  static const Variant variants[] = {
+std::span<const TileConfig> double_buffered_configs() {
+  static const TileConfig configs[] = {
       {"double_buffered 128x128x8 w64x32", launch_config<128, 128, 8, 64, 32>},
       {"double_buffered 128x128x16 w64x32", launch_config<128, 128, 16, 64, 32>},
   };
-  return variants;
+  return configs;
 }
 }  // namespace tuning
 

@@ -103,8 +103,8 @@ void launch_cp_async(const MatmulArgs& args, cudaStream_t stream) {
 }
 
 namespace tuning {
-std::span<const Variant> cp_async_variants() {
-  static const Variant variants[] = {
+std::span<const TileConfig> cp_async_configs() {
+  static const TileConfig configs[] = {
       {"cp_async 128x128x8 s3", launch_config<128, 128, 8, 64, 32, 3, 2>},
       {"cp_async 128x128x8 s4", launch_config<128, 128, 8, 64, 32, 4, 2>},
       {"cp_async 128x128x16 s2", launch_config<128, 128, 16, 64, 32, 2, 2>},
@@ -113,7 +113,7 @@ std::span<const Variant> cp_async_variants() {
       {"cp_async 128x256x8 s3 (512 thr)", launch_config<128, 256, 8, 64, 32, 3, 1>},
       {"cp_async 128x128x32 s2", launch_config<128, 128, 32, 64, 32, 2, 2>},
   };
-  return variants;
+  return configs;
 }
 }  // namespace tuning
 

@@ -177,8 +177,8 @@ void launch_config(const MatmulArgs& args, cudaStream_t stream) {
 void launch_cp_async_16b(const MatmulArgs& args, cudaStream_t stream) { launch_config<32, 2, 1>(args, stream); }
 
 namespace tuning {
-std::span<const Variant> cp_async_16b_variants() {
-  static const Variant variants[] = {
+std::span<const TileConfig> cp_async_16b_configs() {
+  static const TileConfig configs[] = {
       {"cp_async_16b 128x128x16 s2", launch_config<16, 2>},
       {"cp_async_16b 128x128x16 s3", launch_config<16, 3>},
       {"cp_async_16b 128x128x16 s4", launch_config<16, 4>},
@@ -188,7 +188,7 @@ std::span<const Variant> cp_async_16b_variants() {
       {"cp_async_16b 128x128x16 s3 1 block/SM", launch_config<16, 3, 1>},
       {"cp_async_16b 128x128x32 s2 1 block/SM", launch_config<32, 2, 1>},
   };
-  return variants;
+  return configs;
 }
 }  // namespace tuning
 

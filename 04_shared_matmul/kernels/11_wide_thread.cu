@@ -181,13 +181,13 @@ void launch_config(const MatmulArgs& args, cudaStream_t stream) {
 void launch_wide_thread(const MatmulArgs& args, cudaStream_t stream) { launch_config<16, 3>(args, stream); }
 
 namespace tuning {
-std::span<const Variant> wide_thread_variants() {
-  static const Variant variants[] = {
+std::span<const TileConfig> wide_thread_configs() {
+  static const TileConfig configs[] = {
       {"wide_thread 128x128x8 s3", launch_config<8, 3>},   {"wide_thread 128x128x8 s4", launch_config<8, 4>},
       {"wide_thread 128x128x16 s2", launch_config<16, 2>}, {"wide_thread 128x128x16 s4", launch_config<16, 4>},
       {"wide_thread 128x128x32 s2", launch_config<32, 2>}, {"wide_thread 128x128x32 s3", launch_config<32, 3>},
   };
-  return variants;
+  return configs;
 }
 }  // namespace tuning
 

@@ -10,15 +10,15 @@
 
 namespace matmul::tuning {
 
-struct Variant {
+struct TileConfig {  // one tile shape of a kernel, for matmul_tune (not a row: course::Variant is)
   std::string_view name;  // "cp_async 128x128x16 s3 w64x32"
   Launcher launch;
 };
 
-std::span<const Variant> warp_tiled_variants();       // kernels/06_warp_tiled.cu
-std::span<const Variant> double_buffered_variants();  // kernels/07_double_buffered.cu
-std::span<const Variant> cp_async_variants();         // kernels/08_cp_async.cu
-std::span<const Variant> cp_async_16b_variants();     // kernels/09_cp_async_16b.cu
-std::span<const Variant> wide_thread_variants();      // kernels/11_wide_thread.cu
+std::span<const TileConfig> warp_tiled_configs();       // kernels/06_warp_tiled.cu
+std::span<const TileConfig> double_buffered_configs();  // kernels/07_double_buffered.cu
+std::span<const TileConfig> cp_async_configs();         // kernels/08_cp_async.cu
+std::span<const TileConfig> cp_async_16b_configs();     // kernels/09_cp_async_16b.cu
+std::span<const TileConfig> wide_thread_configs();      // kernels/11_wide_thread.cu
 
 }  // namespace matmul::tuning
