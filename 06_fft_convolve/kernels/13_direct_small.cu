@@ -58,7 +58,6 @@ __device__ __forceinline__ float4 load_four(const float* __restrict__ in, int ro
   return make_float4(v[0], v[1], v[2], v[3]);
 }
 
-// [docs:small_kernel]
 template <int K>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     direct_small_kernel(const float* __restrict__ in, float* __restrict__ out, int height, int width, bool vec) {
@@ -71,6 +70,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   const int col = 4 * (kGroupsPerWarp * warp + lane - 1);
   const int row0 = static_cast<int>(blockIdx.y) * kRowsPerThread;
 
+  // [docs:small_window]
   // Every load first: K + 7 rows of 16 bytes per thread in flight together.
   float4 x[kInputRows];
 #pragma unroll
@@ -101,6 +101,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       }
     }
   }
+  // [docs:end small_window]
 
   if (lane == 0 || lane == 31 || col >= width) return;  // halo lanes, columns right of the image
 #pragma unroll
@@ -118,7 +119,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     }
   }
 }
-// [docs:end small_kernel]
 
 class DirectSmall final : public GpuConvolver {
  public:
