@@ -739,7 +739,7 @@ TEST(GpuMethods, MeasuredPaddingPicksACandidateAndStillMatches) {
   EXPECT_TRUE(check(result.output, image, f, fft_convolve::convolve_reference(image, f)).passed);
 }
 
-// ---- GPU: the register-blocked kernels (06, 07) at every filter size class ------------------------
+// ---- GPU: the register-blocked kernels (06, 07, 14 to 16) at every filter size class ------------------------
 
 // A K x K filter of random taps in [-1, 1]: not separable, no symmetry to hide a flipped tap.
 Filter random_filter(int size, std::uint64_t seed) {
@@ -751,25 +751,32 @@ Filter random_filter(int size, std::uint64_t seed) {
   return f;
 }
 
-// K = 1 (one tap), 3, 5 (below one chunk of 8 taps), 9 (a chunk and a one-tap rest), 15, 31 and
-// 63 (the largest), on images of one pixel, smaller than the filter, odd and not multiples of the
-// tiles (256 x 32 and 128 x 64) or of 4 (no float4 stores), and one of a million pixels; every
-// new method of steps 06 to 08 (the separable one on the Gaussian only), one reference for all.
+// K = 1 (one tap), 3, 5, 7 (below one chunk of 8 taps; the largest of step 14), 9 (a chunk and a
+// one-tap rest), 15, 31 and 63 (the largest), on images of one pixel, smaller than the filter, odd
+// and not multiples of the tiles (256 x 32 and 128 x 64; step 14's 120 columns x 8 rows per warp:
+// 484 and 123 wide need a second warp, with and without float4 rows) or of 4 (no float4 stores),
+// and one of a million pixels; every new method of steps 06 to 08 and 14 to 16 (the separable
+// ones on the Gaussian only, step 14 up to K = 7), one reference for all.
 TEST(GpuBlocked, MatchTheReferenceAtEveryFilterSizeAndAwkwardImages) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
-  const Size sizes[] = {{1, 1}, {7, 5}, {5, 7}, {33, 31}, {31, 33}, {64, 260}, {1023, 1025}};
-  for (const int k : {1, 3, 5, 9, 15, 31, 63}) {
+  const Size sizes[] = {{1, 1}, {7, 5}, {5, 7}, {33, 31}, {31, 33}, {64, 260}, {9, 484}, {17, 123}, {1023, 1025}};
+  for (const int k : {1, 3, 5, 7, 9, 15, 31, 63}) {
     for (const bool separable : {true, false}) {
       const Filter f = separable ? fft_convolve::gaussian_filter(k) : random_filter(k, seed + static_cast<std::uint64_t>(k));
       for (const Size& s : sizes) {
         const Image image = random_image(s, seed);
         const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
-        for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused"}) {
+        for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused", "direct_small", "direct_blocked_2d",
+                                 "separable_streamed"}) {
           SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
           const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+          const bool small_only = std::string(name) == "direct_small";
+          if (small_only) {
+            EXPECT_EQ(result.unsupported.empty(), k <= 7) << result.unsupported;  // K = 1 to 7 compiled
+          }
           if (!result.unsupported.empty()) {
-            EXPECT_FALSE(separable) << result.unsupported;  // only the random filter may be refused
+            EXPECT_TRUE(!separable || small_only) << result.unsupported;  // else only the random filter may be refused
             continue;
           }
           const course::VerifyResult whole = check(result.output, image, f, reference);
@@ -788,8 +795,8 @@ TEST(GpuBlocked, MatchTheReferenceAtEveryFilterSizeAndAwkwardImages) {
 // value elsewhere): the blocked kernels read only the pixels they need into their sums.
 TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  for (const char* name : {"direct_blocked", "separable_blocked"}) {
-    for (const int k : {5, 31}) {
+  for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed"}) {
+    for (const int k : {5, std::string(name) == "direct_small" ? 7 : 31}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
       const int nan_row = 40, nan_col = 150, r = f.radius();
@@ -807,9 +814,10 @@ TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   }
 }
 
-// The shape of the filter-size sweep for the direct kernel at 1024 x 1024: the time per
-// multiply-add at K + 2 within 1.5x of that at K, for K >= 7. A kernel with a slow path past some
-// K (step 03 past K = 7) fails here; one whose cost follows K^2 passes on any GPU.
+// The shape of the filter-size sweep for the direct kernels for any K (steps 06 and 14) at
+// 1024 x 1024: the time per multiply-add at K + 2 within 1.5x of that at K, for K >= 7. A kernel
+// with a slow path past some K (step 03 past K = 7) fails here; one whose cost follows K^2 passes
+// on any GPU.
 TEST(GpuBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const Image image = fft_convolve::test_image(1024, 1024, 1);
@@ -817,20 +825,22 @@ TEST(GpuBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   course::DeviceBuffer<float> d_input(image.size(), "sweep image"), d_output(image.size(), "sweep result");
   d_input.copy_from_host(image.pixels);
   CUDA_CHECK(cudaDeviceSynchronize());
-  double previous = 0;
-  for (int k = 7; k <= fft_convolve::kMaxDirectFilterSize; k += 2) {
-    const Filter f = fft_convolve::gaussian_filter(k);
-    const auto method = fft_convolve::kernel("direct_blocked").launch({image.width, image.height, &f, &d_input, &d_output, nullptr, false});
-    method->setup(stream.get());
-    const course::TimingStats stats =
-        course::time_device({3, 15}, stream.get(), [&] { method->run(stream.get()); });
-    const double per_multiply_add = stats.median_ms / (static_cast<double>(image.size()) * k * k);
-    if (previous > 0) {
-      EXPECT_LE(per_multiply_add, 1.5 * previous)
-          << "K = " << k << ": " << stats.median_ms << " ms, " << per_multiply_add * 1e9 << " ps per multiply-add, against "
-          << previous * 1e9 << " at K = " << k - 2;
+  for (const char* name : {"direct_blocked", "direct_blocked_2d"}) {
+    double previous = 0;
+    for (int k = 7; k <= fft_convolve::kMaxDirectFilterSize; k += 2) {
+      const Filter f = fft_convolve::gaussian_filter(k);
+      const auto method = fft_convolve::kernel(name).launch({image.width, image.height, &f, &d_input, &d_output, nullptr, false});
+      method->setup(stream.get());
+      const course::TimingStats stats =
+          course::time_device({3, 15}, stream.get(), [&] { method->run(stream.get()); });
+      const double per_multiply_add = stats.median_ms / (static_cast<double>(image.size()) * k * k);
+      if (previous > 0) {
+        EXPECT_LE(per_multiply_add, 1.5 * previous)
+            << name << " K = " << k << ": " << stats.median_ms << " ms, " << per_multiply_add * 1e9 << " ps per multiply-add, against "
+            << previous * 1e9 << " at K = " << k - 2;
+      }
+      previous = per_multiply_add;
     }
-    previous = per_multiply_add;
   }
 }
 
