@@ -5,8 +5,6 @@
 #     TESTS          test_vector_exp.cpp                    # GoogleTest; suites named Gpu* need a GPU
 #     SMOKE_ARGS     --length 1000 --reps 2                 # a small run of the binary
 #     SANITIZER_ARGS --length 1000 --reps 1 --warmup 0      # a tiny run under compute-sanitizer
-#     BAD_ARGS       "length=--length 0" "bogus=--bogus"    # <regex the error names>=<arguments>: exit 2
-#     EXIT3_ARGS     "memory=--length 1099511627776"        # <regex>=<arguments>: exit 3
 #     LIBRARIES      CUDA::cufft                            # anything beyond course::common
 #     REQUIRES       OpenBLAS                               # optional libraries (OpenBLAS, FFTW): missing -> lesson left out
 #     PROGRAMS       first_contact.cu                       # stand-alone programs, no course helpers
@@ -27,10 +25,13 @@
 #                                                           #   matplotlib, or empty), SOURCE_DIR, BINARY_DIR (a
 #                                                           #   folder of its own), PROJECT_DIR
 #
-# Found by the helper, so adding a kernel or an exercise needs no edit here:
+# Found by the helper, so adding a kernel, an exercise or a bad-argument case needs no edit here:
 #   kernels/*.cu, kernels/*.cpp      the lesson's kernel progression (one kernel per file), in <name>_lib
 #   exercises/*.cu, exercises/*.cpp  exercise starters and solutions, built into <name>_tests (the
 #                                    tests check each solution; a starter must at least compile)
+#   tests/bad_args.tsv               the bad command lines (exit 2) and runtime failures (exit 3),
+#                                    one case a line: exit code, stderr regex, arguments (required;
+#                                    format in scripts/check_bad_args.py); test <name>.bad_args
 #
 # It creates:
 #   <name>_lib    a static library of SOURCES (what the tests exercise)
@@ -46,10 +47,12 @@
 #   smoke      the binary at a small size, then its JSON read back by course_summary
 #   sanitizer  the binary under compute-sanitizer memcheck, initcheck, racecheck and synccheck
 set(COURSE_SANITIZER_TOOLS memcheck initcheck racecheck synccheck)
+# Python 3 runs each lesson's bad-argument table (scripts/check_bad_args.py, standard library only).
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
 
 function(add_lesson name)
   cmake_parse_arguments(PARSE_ARGV 1 LESSON ""
-    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;BAD_ARGS;EXIT3_ARGS;LIBRARIES;REQUIRES;PROGRAMS;TOOLS;FILE_OPTIONS;TEST_DEFINITIONS;EMBED_TEXT;CONFIGURED_SOURCES;OUTPUT_CHECKS;SCRIPT_TESTS")
+    "" "SOURCES;TESTS;SMOKE_ARGS;SANITIZER_ARGS;LIBRARIES;REQUIRES;PROGRAMS;TOOLS;FILE_OPTIONS;TEST_DEFINITIONS;EMBED_TEXT;CONFIGURED_SOURCES;OUTPUT_CHECKS;SCRIPT_TESTS")
   if(NOT LESSON_SOURCES OR NOT LESSON_TESTS)
     message(FATAL_ERROR "add_lesson(${name}): SOURCES and TESTS are required")
   endif()
@@ -145,8 +148,7 @@ function(add_lesson name)
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
 
   course_add_valgrind_test(${name} ${LESSON_SMOKE_ARGS})  # cmake/Valgrind.cmake
-  course_register_exit_checks(${name} 2 ${LESSON_BAD_ARGS})
-  course_register_exit_checks(${name} 3 ${LESSON_EXIT3_ARGS})
+  course_register_bad_args(${name})
   course_register_output_checks(${name} ${LESSON_OUTPUT_CHECKS})
   course_register_script_tests(${name} ${LESSON_SCRIPT_TESTS})
 
@@ -201,21 +203,21 @@ function(course_split_at_equals item message_text left_var right_var)
   set(${right_var} "${CMAKE_MATCH_2}" PARENT_SCOPE)
 endfunction()
 
-# Each item is "<regex>=<arguments>": the binary, run with those arguments, must exit with
-# `code` and print a one-line error on stderr that matches the regex (the flag it names).
-function(course_register_exit_checks name code)
-  set(index 0)
-  foreach(item IN LISTS ARGN)
-    course_split_at_equals("${item}" "add_lesson(${name}): '${item}' is not <regex>=<arguments>" pattern arguments)
-    separate_arguments(arguments UNIX_COMMAND "${arguments}")
-    string(REPLACE ";" "|" arguments "${arguments}")
-    math(EXPR index "${index} + 1")
-    add_test(NAME ${name}.exit${code}.${index}
-             COMMAND ${CMAKE_COMMAND} -DCOMMAND=$<TARGET_FILE:${name}> "-DARGS=${arguments}"
-               -DEXPECTED_EXIT=${code} "-DEXPECTED_STDERR=${pattern}" -DPROBE=$<TARGET_FILE:course_device_info>
-               -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
-    set_tests_properties(${name}.exit${code}.${index} PROPERTIES LABELS cpu TIMEOUT 300)
-  endforeach()
+# The lesson's table of bad command lines and runtime failures (tests/bad_args.tsv), every case
+# run by one cpu test, <name>.bad_args (scripts/check_bad_args.py names each failing case). The
+# test inherits the environment: with COURSE_REQUIRE_GPU=1 and no GPU, an exit-3 case that needs
+# one expects "a GPU is required" (the probe, course_device_info, tells).
+function(course_register_bad_args name)
+  set(table ${CMAKE_CURRENT_SOURCE_DIR}/tests/bad_args.tsv)
+  if(NOT EXISTS ${table})
+    message(FATAL_ERROR "add_lesson(${name}): ${table} is missing: every lesson checks its bad "
+                        "command lines (format in scripts/check_bad_args.py)")
+  endif()
+  add_test(NAME ${name}.bad_args
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_bad_args.py
+             $<TARGET_FILE:${name}> ${table} --lesson-dir ${CMAKE_CURRENT_SOURCE_DIR}
+             --probe $<TARGET_FILE:course_device_info>)
+  set_tests_properties(${name}.bad_args PROPERTIES LABELS cpu TIMEOUT 300)
 endfunction()
 
 # add_lesson's steps on single files, in the caller's scope (LESSON_* variables): a file's text in
