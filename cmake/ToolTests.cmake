@@ -164,6 +164,24 @@ if(TARGET 01_vector_exp)
              -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
   set_tests_properties(common.exit3_when_gpu_required_and_absent PROPERTIES LABELS cpu TIMEOUT 60
                        ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
+  # The runner of the lessons' tables (scripts/check_bad_args.py) on fixtures, lesson 01's binary:
+  # quoted and empty arguments reach it whole, and an exit-3 case needing the GPU, with the GPU
+  # required and hidden, accepts only the missing GPU (the same rule as above); a wrong case fails
+  # the table, named by its line, arguments and both exit codes.
+  set(bad_args_fixtures ${PROJECT_SOURCE_DIR}/scripts/tests/fixtures/bad_args)
+  add_test(NAME common.bad_args.arguments_and_gpu_required
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_bad_args.py
+             $<TARGET_FILE:01_vector_exp> ${bad_args_fixtures}/arguments.tsv
+             --probe $<TARGET_FILE:course_device_info>)
+  set_tests_properties(common.bad_args.arguments_and_gpu_required PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1;COURSE_REQUIRE_GPU=1")
+  add_test(NAME common.bad_args.names_the_failing_case
+           COMMAND ${CMAKE_COMMAND} -DCOMMAND=${Python3_EXECUTABLE}
+             "-DARGS=${PROJECT_SOURCE_DIR}/scripts/check_bad_args.py|$<TARGET_FILE:01_vector_exp>|${bad_args_fixtures}/failing.tsv"
+             -DEXPECTED_EXIT=1
+             "-DEXPECTED_STDOUT=ok   line 2: .*FAIL line 3: --tile 0\n +expected exit code 3, got 2\n.*FAIL line 4: --reps 0\n +the error does not match 'no such message'\n.*1 of 3 cases"
+             -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+  set_tests_properties(common.bad_args.names_the_failing_case PROPERTIES LABELS cpu TIMEOUT 60)
 endif()
 
 # Bad input as a careless or hostile user gives it (scripts/tests/check_bad_input.sh): hostile
