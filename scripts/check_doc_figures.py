@@ -14,7 +14,9 @@ A page marks a block of figures with the JSON files they come from, on the line 
     ```
 
 PATHs are from the repository root, separated by spaces; a PATH may be a glob
-(docs/data/h100-2026-11-23-ref/course/[0-9]*.json). The block is the fenced code block that
+(docs/data/h100-2026-11-23-ref/course/[0-9]*.json). A PATH ending in .txt or .log is a run's
+printed output (a tool that writes no JSON: matmul_tune, Nsight Compute, NumPy): its numbers are
+every number in its text, as printed. The block is the fenced code block that
 follows, or else the paragraph, list or table that follows (up to the next blank line); the
 marker is an HTML comment, so it does not show on the rendered page.
 
@@ -129,14 +131,25 @@ def load_values(root, spec, page, line_number, cache):
     values = []
     for path in paths:
         if path not in cache:
-            try:
-                with open(path, encoding="utf-8") as source:
-                    content = json.load(source)
-            except (OSError, ValueError) as error:
-                raise UsageError("%s:%d: figures: %s is not readable JSON (%s)"
-                                 % (page, line_number, os.path.relpath(path, root), error))
             found = []
-            values_in_json(content, found)
+            if path.endswith((".txt", ".log")):
+                # A run's printed output (a tool that writes no JSON: matmul_tune, ncu, NumPy): every
+                # number in its text.
+                try:
+                    with open(path, encoding="utf-8") as source:
+                        text = source.read()
+                except (OSError, ValueError) as error:
+                    raise UsageError("%s:%d: figures: %s is not readable text (%s)"
+                                     % (page, line_number, os.path.relpath(path, root), error))
+                found = [value for value, _, _, _ in numbers_in_text(text)]
+            else:
+                try:
+                    with open(path, encoding="utf-8") as source:
+                        content = json.load(source)
+                except (OSError, ValueError) as error:
+                    raise UsageError("%s:%d: figures: %s is not readable JSON (%s)"
+                                     % (page, line_number, os.path.relpath(path, root), error))
+                values_in_json(content, found)
             cache[path] = found
         values.extend(cache[path])
     values.sort()

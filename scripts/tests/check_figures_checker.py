@@ -54,6 +54,10 @@ CASES = {
     "not_json": ("<!-- figures: broken.json -->\n0.316 ms\n", 2, "broken.json is not readable JSON"),
     "no_file_named": ("<!-- figures:  -->\n0.316 ms\n", 2, "page.md:1: figures: no file named"),
     "no_block": ("Text.\n\n<!-- figures: run.json -->\n\n", 2, "page.md:3: figures: no block after the marker"),
+    "text_log": ("<!-- figures: tune.txt -->\nThe best tile ran at 43,983 GFLOP/s, 85.8% of cuBLAS.\n", 0,
+                 "2 figures, 0 not in"),
+    "text_log_stale": ("<!-- figures: tune.txt -->\nThe best tile ran at 43,984 GFLOP/s.\n", 1,
+                       "'43,984' is not in tune.txt"),
     "unmarked_table": (TABLE, 0, "note: page.md:2: the course table has no <!-- figures: ... --> marker"),
 }
 
@@ -64,6 +68,8 @@ def run_case(name, work):
         json.dump(RUN, out)
     with open(os.path.join(work, "other.json"), "w", encoding="utf-8") as out:
         json.dump({"ms": 42.0}, out)
+    with open(os.path.join(work, "tune.txt"), "w", encoding="utf-8") as out:
+        out.write("cp_async 128x128x16 s3   3.125 ms   43983 GFLOP/s   85.8%\n")
     if name == "not_json":
         with open(os.path.join(work, "broken.json"), "w", encoding="utf-8") as out:
             out.write("{\"ms\": ")
