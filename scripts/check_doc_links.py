@@ -154,11 +154,17 @@ class Checker:
                 continue
             if in_fence:
                 continue
-            while match := CODE_SPAN.search(line):
+            # Each leftmost match is cut out and the line searched again from its start, so that
+            # what a cut joins is read as well.
+            match = CODE_SPAN.search(line)
+            while match:
                 line = line.replace(match.group(0), "", 1)
-            while match := LINK.search(line):
+                match = CODE_SPAN.search(line)
+            match = LINK.search(line)
+            while match:
                 self.check_link(page, number, match.group(1))
                 line = line.replace(match.group(0), "", 1)
+                match = LINK.search(line)
 
 
 def main():
