@@ -106,23 +106,30 @@ foreach(lesson IN LISTS lesson_folders)
   endif()
 endforeach()
 
-# The code the docs quote from the sources still matches them (scripts/check_doc_quotes.sh over
-# docs/*.md and every lesson's README.md: each <!-- quote: PATH#NAME --> block against the region
-# between [docs:NAME] and [docs:end NAME] in PATH), and the checker itself on its fixtures (a stale
-# quote, an edited source, a missing file or region, ...), so that it cannot pass vacuously.
-add_test(NAME docs.quotes COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_quotes.sh)
-set_tests_properties(docs.quotes PROPERTIES LABELS cpu TIMEOUT 60)
-foreach(case IN ITEMS matching stale short edited_source missing_file missing_region unclosed no_block malformed
-                     no_quote bad_command_line)
-  add_test(NAME docs.quotes.checker.${case}
-           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_quote_checker.sh ${case})
-  set_tests_properties(docs.quotes.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
-endforeach()
+# The docs checkers below need only the standard library, so they run with the Python 3 that CMake
+# finds (not COURSE_PLOT_PYTHON, which must also have matplotlib).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  # The code the docs quote from the sources still matches them (scripts/check_doc_quotes.py over
+  # docs/*.md and every lesson's README.md: each <!-- quote: PATH#NAME --> block against the region
+  # between [docs:NAME] and [docs:end NAME] in PATH), and the checker itself on its fixtures (a
+  # stale quote, an edited source, a missing file or region, ...), so that it cannot pass vacuously.
+  add_test(NAME docs.quotes COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_doc_quotes.py)
+  set_tests_properties(docs.quotes PROPERTIES LABELS cpu TIMEOUT 60)
+  foreach(case IN ITEMS matching stale short edited_source missing_file missing_region unclosed no_block malformed
+                       no_quote bad_command_line)
+    add_test(NAME docs.quotes.checker.${case}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_quote_checker.sh ${case} ${Python3_EXECUTABLE})
+    set_tests_properties(docs.quotes.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+  endforeach()
 
-# Every relative link of the pages leads to a file that exists and, with an anchor, to a heading
-# of that page (scripts/check_doc_links.sh), so that renumbered sections leave no dead link.
-add_test(NAME docs.links COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_doc_links.sh)
-set_tests_properties(docs.links PROPERTIES LABELS cpu TIMEOUT 60)
+  # Every relative link of the pages leads to a file that exists and, with an anchor, to a heading
+  # of that page (scripts/check_doc_links.py), so that renumbered sections leave no dead link.
+  add_test(NAME docs.links COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_doc_links.py)
+  set_tests_properties(docs.links PROPERTIES LABELS cpu TIMEOUT 60)
+else()
+  message(WARNING "No Python 3 interpreter: the tests docs.quotes and docs.links are left out")
+endif()
 
 # The pictures of ideas (scripts/draw_pictures.py) are redrawn into a temporary folder: every one
 # listed in docs/images/PICTURES.md is drawn, as a PNG of page width, the same on a second drawing
@@ -144,7 +151,6 @@ set_tests_properties(docs.figures.checker PROPERTIES LABELS cpu TIMEOUT 120)
 # teaches only core-path sections (a deep-dive one only after "extra:"), its minutes hold its
 # words at 100 a minute, its commands' measured seconds and its exercise's minutes, and its
 # exercise is a checked one, as shipped. It prints each slot's budget.
-find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.agenda COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check_agenda.py)
   set_tests_properties(docs.agenda PROPERTIES LABELS cpu TIMEOUT 60)

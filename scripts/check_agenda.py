@@ -52,7 +52,7 @@ def read(path):
 
 
 def slug(heading):
-    """The anchor GitHub makes from a heading (as scripts/check_doc_links.sh does)."""
+    """The anchor GitHub makes from a heading (as scripts/check_doc_links.py does)."""
     text = heading.strip().lower()
     text = re.sub(r"[^a-z0-9_\- ]", "", text)
     return text.replace(" ", "-")

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Tests of scripts/check_doc_quotes.sh on its fixtures (scripts/tests/fixtures/doc_quotes/), so
+# Tests of scripts/check_doc_quotes.py on its fixtures (scripts/tests/fixtures/doc_quotes/), so
 # that docs.quotes cannot pass by checking nothing: each case runs the checker on one page and
 # checks its exit code and the one line it prints per broken quote (page:line: PATH#NAME: what).
 # Registered in cmake/ToolTests.cmake as docs.quotes.checker.CASE (label cpu).
 #
-# Usage: scripts/tests/check_quote_checker.sh CASE
+# Usage: scripts/tests/check_quote_checker.sh CASE [PYTHON]
+#   PYTHON: the interpreter that runs the checker (default: python3); the cases:
 #   matching          quotes that match (common indentation removed, nested markers left out,
 #                     a quote comment inside a fenced block ignored): exit 0
 #   stale             one character of the quoted block differs from the region: exit 1
@@ -15,11 +16,12 @@
 #   bad_command_line  an unknown flag, a page that is not there: exit 2
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/support.sh"  # root, work, fail, capture
-checker="$root/scripts/check_doc_quotes.sh"
+python="${2:-python3}"
+checker="$root/scripts/check_doc_quotes.py"
 fixture="$root/scripts/tests/fixtures/doc_quotes"
 
 # Runs the checker with "$@" (capture: status, out, err).
-check() { capture bash "$checker" "$@"; }
+check() { capture "$python" "$checker" "$@"; }
 
 # The checker, run on one fixture page, failed with exit 1, one line for the broken quote
 # matching `pattern` and the closing count.
@@ -32,7 +34,7 @@ expect_broken() {
   first="$(printf '%s\n' "$err" | head -n 1)"
   last="$(printf '%s\n' "$err" | tail -n 1)"
   [[ $first =~ $pattern ]] || fail "$page: '$first' does not match '$pattern'"
-  [[ $last == "check_doc_quotes.sh: 1 of 1 quote in 1 page failed (above)" ]] || fail "$page: last line '$last'"
+  [[ $last == "check_doc_quotes.py: 1 of 1 quote in 1 page failed (above)" ]] || fail "$page: last line '$last'"
   echo "ok: $page -> exit 1: $first"
 }
 
@@ -40,7 +42,7 @@ case_matching() {
   check --root "$fixture" good.md
   [ "$status" -eq 0 ] || fail "good.md: exit $status, expected 0: $err"
   [ -z "$err" ] || fail "good.md: unexpected stderr: $err"
-  [[ $out == "check_doc_quotes.sh: 2 quotes in 1 page: each matches its source region" ]] || fail "good.md: stdout '$out'"
+  [[ $out == "check_doc_quotes.py: 2 quotes in 1 page: each matches its source region" ]] || fail "good.md: stdout '$out'"
   echo "ok: good.md -> exit 0: $out"
 }
 
@@ -87,7 +89,7 @@ case_malformed() {
 case_no_quote() {
   check --root "$fixture" none.md
   [ "$status" -eq 1 ] || fail "none.md: exit $status, expected 1"
-  [[ $err == "check_doc_quotes.sh: no quote in 1 page: nothing was checked" ]] || fail "none.md: stderr '$err'"
+  [[ $err == "check_doc_quotes.py: no quote in 1 page: nothing was checked" ]] || fail "none.md: stderr '$err'"
   echo "ok: none.md -> exit 1: $err"
 }
 
@@ -103,11 +105,11 @@ expect_usage_error() {
 }
 
 case_bad_command_line() {
-  expect_usage_error --bogus "^check_doc_quotes\.sh: unknown flag --bogus$" --bogus
-  expect_usage_error not_there.md "^check_doc_quotes\.sh: not_there\.md: no such page under " --root "$fixture" not_there.md
-  expect_usage_error --root "^check_doc_quotes\.sh: --root needs a value$" --root
+  expect_usage_error --bogus "^check_doc_quotes\.py: unknown flag --bogus$" --bogus
+  expect_usage_error not_there.md "^check_doc_quotes\.py: not_there\.md: no such page under " --root "$fixture" not_there.md
+  expect_usage_error --root "^check_doc_quotes\.py: --root needs a value$" --root
 }
 
-[ $# -eq 1 ] || { echo "usage: $0 CASE" >&2; exit 2; }
+[ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: $0 CASE [PYTHON]" >&2; exit 2; }
 declare -F "case_$1" >/dev/null || { echo "$0: unknown case $1" >&2; exit 2; }
 "case_$1"
