@@ -2,7 +2,8 @@
 # The quick mode of the documented commands (check_scripts.sh doc_commands --quick): stands in
 # for a lesson binary and runs it with the command's own arguments, made small: each size flag's
 # value capped, a size given where the command gives none, at most 3 timed GPU runs, 1 warm-up,
-# 1 timed CPU run and 4 CPU threads where the command names a count. Every flag and every other value stays as the page wrote it, so
+# 1 timed CPU run, 4 CPU threads where the command names a count, and the first 3 values of
+# every --sweep (COURSE_SWEEP_MAX_POINTS, read by the lessons' harness). Every flag and every other value stays as the page wrote it, so
 # the command is still checked (it parses, runs, verifies, writes its files); only its sizes and
 # repetitions shrink. Usage: doc_quick.sh REAL_BINARY [ARGUMENTS...]
 set -uo pipefail
@@ -21,6 +22,9 @@ declare -A caps=([--reps]=3 [--warmup]=1 [--cpu-reps]=1 [--threads]=4)
 # Many of these run at once under ctest -j: OpenMP threads that spin while they wait would take
 # the cores from each other (FFTW's threaded plans slowed 80-fold so), so they sleep instead.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+# A sweep's later values are its largest sizes (04's double-precision references up to 8192^3,
+# 06's K up to 63): the first 3 still run, verify and fill the sweep's table and plot.
+export COURSE_SWEEP_MAX_POINTS="${COURSE_SWEEP_MAX_POINTS:-3}"
 for flag in $size_flags; do caps[$flag]=$cap; done
 args=() sized=0 image=0
 declare -A seen=()
