@@ -215,7 +215,7 @@ case_doc_commands() {
     for program in "$bin"/*; do
       local stem
       stem="$(basename "$program")"
-      if [[ "$stem" =~ ^[0-9][0-9]_ && "$stem" != *_tests ]]; then
+      if [[ ( "$stem" =~ ^[0-9][0-9]_ && "$stem" != *_tests ) || "$stem" = matmul_tune ]]; then
         printf '#!/bin/sh\nexec bash "%s" "%s" "$@"\n' "$root/scripts/tests/doc_quick.sh" "$program" >"$work/quickbin/$stem"
         chmod +x "$work/quickbin/$stem"
       else
@@ -317,6 +317,9 @@ case_doc_quick() {
     fail "doc_quick.sh: the lesson got '$out'"
   capture env COURSE_SWEEP_MAX_POINTS=5 bash "$root/scripts/tests/doc_quick.sh" "$fake" --sweep filter-size
   [[ "$out" == "limit=5 args=--sweep filter-size --size 256 "* ]] || fail "doc_quick.sh with a limit set: the lesson got '$out'"
+  ln -sf "$fake" "$work/quickfake/matmul_tune"
+  capture env -u COURSE_SWEEP_MAX_POINTS bash "$root/scripts/tests/doc_quick.sh" "$work/quickfake/matmul_tune" --skip-variants
+  [ "$out" = "limit=3 args=--skip-variants --size 512 --reps 3" ] || fail "doc_quick.sh: matmul_tune got '$out'"
   echo "ok: doc_quick.sh caps sizes and repetitions and hands the lesson COURSE_SWEEP_MAX_POINTS=3 ($out)"
 }
 
