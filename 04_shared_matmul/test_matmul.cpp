@@ -491,7 +491,7 @@ TEST(GpuStreamK, SharedTilesAreSummedInAFixedOrder) {
 // holder lets go) and the product is right, or refuses with a one-line error naming the kernel.
 // A hang is the failure. Everything is time-bounded: the holder lets go by itself after 20 s,
 // and the test gives up (exit 1, not a hang) if stream_k has not finished 50 s after that.
-TEST(GpuStreamK, FinishesOrRefusesWhileAnotherKernelHoldsHalfTheGpu) {
+TEST(GpuExclusiveStreamK, FinishesOrRefusesWhileAnotherKernelHoldsHalfTheGpu) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   using namespace std::chrono_literals;
   int device = 0, sms = 0;
@@ -522,7 +522,7 @@ TEST(GpuStreamK, FinishesOrRefusesWhileAnotherKernelHoldsHalfTheGpu) {
     holder.release();
     if (!finished_while_held && !matmul::testing::wait_for_stream(stream.get(), 50000ms)) {
       ADD_FAILURE() << "stream_k has not finished 50 s after the other kernel let go: it hangs";
-      std::cerr << "GpuStreamK: stream_k hangs; exiting instead of waiting for it" << std::endl;
+      std::cerr << "GpuExclusiveStreamK: stream_k hangs; exiting instead of waiting for it" << std::endl;
       std::fflush(nullptr);
       std::_Exit(1);
     }

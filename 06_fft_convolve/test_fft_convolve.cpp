@@ -818,7 +818,7 @@ TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
 // 1024 x 1024: the time per multiply-add at K + 2 within 1.5x of that at K, for K >= 7. A kernel
 // with a slow path past some K (step 03 past K = 7) fails here; one whose cost follows K^2 passes
 // on any GPU.
-TEST(GpuBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
+TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const Image image = fft_convolve::test_image(1024, 1024, 1);
   course::Stream stream;

@@ -37,9 +37,19 @@
 #   <name>_lib    a static library of SOURCES (what the tests exercise)
 #   <name>        the lesson binary, from main.cpp, in build/<preset>/bin
 #   <name>_tests  the GoogleTest binary
-# and registers CTest tests with the labels the course uses (tests that use the GPU share the
-# resource lock "gpu", so `ctest -j` never runs two of them at once: timings and the
-# out-of-memory test need the GPU to themselves):
+# and registers CTest tests with the labels the course uses. Tests that need the GPU to
+# themselves hold the CTest resource lock "gpu", so `ctest -j` never runs two of them at once;
+# every other GPU test shares the GPU (the kernels of different processes take turns, and
+# there is memory for all of them). The rule:
+#   holds the lock   the smoke runs, the stand-alone programs, the output checks and the
+#                    endless-kernel watchdog run (they time or occupy the GPU), and GoogleTest
+#                    suites named GpuExclusive*: anything that measures or compares times or
+#                    bandwidths, fills the GPU's memory or reads how much is free, occupies SMs
+#                    on purpose, runs an endless kernel, or resets or limits the whole device
+#   shares the GPU   every other suite named Gpu*: tests of correctness only (a time checked
+#                    only to be positive is correctness)
+# A new test that times, fills or holds the GPU goes in a GpuExclusive* suite; nothing else
+# changes here.
 #   cpu        unit tests that run anywhere, the bad-input checks, and runs with every GPU
 #              hidden (CUDA_VISIBLE_DEVICES=-1): the no-GPU path is tested on GPU machines too
 #   gpu        unit tests in suites named Gpu*: they skip without a GPU, and fail instead of
@@ -181,14 +191,18 @@ function(course_add_sanitizer_tests name suffix)
   endforeach()
 endfunction()
 
-# Registers one GoogleTest binary twice: suites named Gpu* (also as the suite of a parameterized
-# test, Prefix/GpuSuite.Test) under the label gpu, the rest under cpu.
+# Registers one GoogleTest binary three times: suites named Gpu* (also as the suite of a
+# parameterized test, Prefix/GpuSuite.Test) under the label gpu, the rest under cpu; of the Gpu*
+# suites, only those named GpuExclusive* hold the resource lock "gpu" (the rule above).
 # Discovery runs when ctest starts, on the machine that runs the tests.
 function(course_register_gtests target prefix)
   gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "-Gpu*:*/Gpu*"
                        DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 NO_PRETTY_VALUES
                        PROPERTIES LABELS cpu TIMEOUT 300)
-  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "Gpu*:*/Gpu*"
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "Gpu*:*/Gpu*-GpuExclusive*:*/GpuExclusive*"
+                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 NO_PRETTY_VALUES
+                       PROPERTIES LABELS gpu TIMEOUT 600)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "GpuExclusive*:*/GpuExclusive*"
                        DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 NO_PRETTY_VALUES
                        PROPERTIES LABELS gpu TIMEOUT 600 RESOURCE_LOCK gpu)
 endfunction()

@@ -56,7 +56,7 @@ if(TARGET course_test_summary)
   endforeach()
 endif()
 
-foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command configure_installs)
+foreach(case IN ITEMS missing_values plot_errors progress doc_plot_command configure_installs doc_quick)
   add_test(NAME scripts.${case} COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_scripts.sh ${case})
   set_tests_properties(scripts.${case} PROPERTIES LABELS cpu TIMEOUT 120)
 endforeach()

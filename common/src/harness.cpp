@@ -2,7 +2,10 @@
 #include "course/harness.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <iostream>
 #include <stdexcept>
 
@@ -40,6 +43,7 @@ struct Lesson::State {
   std::vector<std::string> requested_sweeps;                         // --sweep NAME...
   std::vector<Sweep> sweeps;
   std::string help_text;                                             // appended to --help
+  std::size_t sweep_max_points = 0;                                  // COURSE_SWEEP_MAX_POINTS; 0: all
 
   template <class... Args>
   explicit State(Args&&... args) : cli(std::forward<Args>(args)...) {}
@@ -91,6 +95,27 @@ void Lesson::add_sweep(Sweep sweep) {
   state_->sweeps.push_back(std::move(sweep));
 }
 
+namespace {
+
+// COURSE_SWEEP_MAX_POINTS=N runs only the first N values of every sweep (the quick mode of the
+// documented commands sets it; the sweep's title says so). Unset or empty: every value. Anything
+// but a whole number from 1 to 1000000 is a UsageError (exit 2), raised by Lesson::parse.
+std::size_t sweep_max_points_from_environment() {
+  const char* variable = std::getenv("COURSE_SWEEP_MAX_POINTS");
+  if (variable == nullptr || *variable == '\0') return 0;
+  const std::string text(variable);
+  std::size_t limit = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
+  if (error != std::errc() || end != text.data() + text.size() || limit < 1 || limit > 1000000) {
+    std::string shown = text.substr(0, 40);  // one line, whatever the variable holds
+    for (char& c : shown) c = (c >= 0x20 && c < 0x7f) ? c : '?';
+    throw UsageError("COURSE_SWEEP_MAX_POINTS=" + shown + ": not a whole number from 1 to 1000000; unset it to run every point");
+  }
+  return limit;
+}
+
+}  // namespace
+
 const CommonOptions& Lesson::parse(int argc, const char* const* argv) {
   if (!state_->declared_sweeps.empty()) {
     std::vector<std::string> names;
@@ -103,6 +128,7 @@ const CommonOptions& Lesson::parse(int argc, const char* const* argv) {
   }
   if (!state_->help_text.empty()) cli().footer(state_->help_text + "\n" + cli().get_footer());
   const CommonOptions& options = state_->cli.parse(argc, argv);
+  state_->sweep_max_points = sweep_max_points_from_environment();
   state_->gpu = open_gpu(options, /*create_context=*/!state_->defer_context);
   state_->report.emplace(state_->cli, state_->title, state_->unit);
   state_->report->set_gpu(state_->gpu);
@@ -352,8 +378,17 @@ void Lesson::run_sweep(const Sweep& sweep) {
   } else if (!gpu && options().skip_cpu) {
     result.skipped = "--skip-cpu";
   } else {
-    Progress progress("sweep " + sweep.name, sweep.values.size(), "values of " + sweep.axis);
-    for (const std::int64_t value : sweep.values) {
+    // COURSE_SWEEP_MAX_POINTS keeps the axis's first values (the smallest sizes: the quick mode
+    // of the documented commands); the title says what was left out.
+    std::vector<std::int64_t> values = sweep.values;
+    const std::size_t limit = state_->sweep_max_points;
+    if (limit > 0 && values.size() > limit) {
+      result.title += (result.title.empty() ? "" : " ") + std::string("(the first ") + std::to_string(limit) + " of " +
+                      std::to_string(values.size()) + " values of " + sweep.axis + ": COURSE_SWEEP_MAX_POINTS)";
+      values.resize(limit);
+    }
+    Progress progress("sweep " + sweep.name, values.size(), "values of " + sweep.axis);
+    for (const std::int64_t value : values) {
       for (const Variant& variant : sweep.points(value)) {
         check_variant(variant, state_->setups.size());
         result.points.push_back({value, measure(variant)});

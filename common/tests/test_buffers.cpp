@@ -58,7 +58,7 @@ TEST(GpuDeviceBuffer, ZeroElementsAllocatesNothing) {
   EXPECT_NO_THROW(buffer.poison());
 }
 
-TEST(GpuDeviceBuffer, OutOfMemoryIsClearAndLeaksNothing) {
+TEST(GpuExclusiveDeviceBuffer, OutOfMemoryIsClearAndLeaksNothing) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   std::size_t free_at_start = 0, total = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_at_start, &total));

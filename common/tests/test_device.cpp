@@ -100,7 +100,7 @@ TEST(GpuDevice, DeviceMemoryCheckRefusesTheImpossible) {
   }
 }
 
-TEST(GpuCeilings, CopyBandwidthsAreMeasuredAndPlausible) {
+TEST(GpuExclusiveCeilings, CopyBandwidthsAreMeasuredAndPlausible) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const course::RepeatOptions repeat{1, 5};
   const course::Ceiling copy = course::measure_device_copy(64 << 20, repeat, true);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -136,6 +137,77 @@ TEST(LessonSweep, RunsOnlyWhenAskedAndIsSkippedWithoutItsTarget) {
   EXPECT_EQ(outcome.report["sweeps"][0]["skip_reason"], "--skip-gpu");
   EXPECT_TRUE(contains(outcome.table, "sweep blocks")) << outcome.table;
   EXPECT_EQ(outcome.exit_code, 0);
+}
+
+// The quick mode of the documented commands sets COURSE_SWEEP_MAX_POINTS: a sweep runs its
+// first values only, each still verified, and its title says what was left out.
+struct SweepLimit {
+  explicit SweepLimit(const char* value) { setenv("COURSE_SWEEP_MAX_POINTS", value, 1); }
+  ~SweepLimit() { unsetenv("COURSE_SWEEP_MAX_POINTS"); }
+};
+
+TEST(LessonSweep, TheEnvironmentsLimitRunsTheFirstValuesOnly) {
+  const SweepLimit limit("2");
+  Table t("sweep_limit", {"--sweep", "factor"}, {"factor"});
+  t.lesson.add({.name = "CPU 2 x", .role = Role::cpu_serial, .run = t.scale_into(t.y, 2), .check = t.check_y()});
+  std::vector<std::int64_t> built;
+  t.lesson.add_sweep({.name = "factor",
+                      .axis = "step",
+                      .values = {1, 2, 3, 4},
+                      .points = [&](std::int64_t step) {
+                        built.push_back(step);
+                        // Step 2 is wrong: a limited sweep still verifies what it runs.
+                        const float factor = step == 2 ? 2.5f : 2.0f;
+                        return std::vector<course::Variant>{{.name = "CPU scaled", .work = 8.0 * 37,
+                                                             .run = t.scale_into(t.y, factor), .check = t.check_y()}};
+                      },
+                      .target = Target::cpu,
+                      .title = "doubling at every step"});
+  t.lesson.run_variants();
+  const auto outcome = t.finish();
+  EXPECT_EQ(built, (std::vector<std::int64_t>{1, 2}));
+  const json& sweep = outcome.report["sweeps"].at(0);
+  ASSERT_EQ(sweep["points"].size(), 2u);
+  EXPECT_EQ(sweep["points"][1]["value"], 2);
+  EXPECT_EQ(sweep["title"], "doubling at every step (the first 2 of 4 values of step: COURSE_SWEEP_MAX_POINTS)");
+  EXPECT_EQ(outcome.exit_code, course::kExitVerificationFailed) << "the failing point ran and failed";
+}
+
+TEST(LessonSweep, ALimitAboveTheValuesOrEmptyRunsThemAll) {
+  for (const char* value : {"4", "1000000", ""}) {
+    SCOPED_TRACE(std::string("COURSE_SWEEP_MAX_POINTS=") + value);
+    const SweepLimit limit(value);
+    Table t("sweep_no_limit", {"--sweep", "factor"}, {"factor"});
+    t.lesson.add_sweep({.name = "factor", .axis = "step", .values = {1, 2, 3, 4},
+                        .points = [&](std::int64_t) {
+                          return std::vector<course::Variant>{{.name = "CPU scaled", .work = 8.0 * 37,
+                                                               .run = t.scale_into(t.y, 2), .check = t.check_y()}};
+                        },
+                        .target = Target::cpu, .title = "all"});
+    t.lesson.run_variants();
+    const auto outcome = t.finish();
+    EXPECT_EQ(outcome.report["sweeps"].at(0)["points"].size(), 4u);
+    EXPECT_EQ(outcome.report["sweeps"].at(0)["title"], "all");
+    EXPECT_EQ(outcome.exit_code, 0);
+  }
+}
+
+TEST(LessonSweep, ALimitThatIsNotAWholeNumberFromOneIsAUsageError) {
+  for (const char* value : {"0", "-1", "abc", "3x", "1000001", "99999999999999999999999", "\x1b[31m"}) {
+    SCOPED_TRACE(std::string("COURSE_SWEEP_MAX_POINTS=") + value);
+    const SweepLimit limit(value);
+    course::Lesson lesson{"table_test", "doubling", {"-l,--length", "elements", 64, 1 << 20}};
+    const auto argv = argv_of({"table_test", "--skip-gpu"});
+    try {
+      lesson.parse(static_cast<int>(argv.size()), argv.data());
+      ADD_FAILURE() << "accepted";
+    } catch (const course::UsageError& error) {
+      const std::string message = error.what();
+      EXPECT_TRUE(contains(message, "COURSE_SWEEP_MAX_POINTS")) << message;
+      EXPECT_EQ(message.find('\x1b'), std::string::npos) << "no raw escape: " << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
 }
 
 TEST(LessonSweep, OneFlagSpellingCheckedAgainstTheDeclaredNames) {

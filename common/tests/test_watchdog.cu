@@ -99,10 +99,10 @@ void run_endless_row() {
   lesson.run_variants();
 }
 
-class GpuWatchdog : public Watchdog {};
+class GpuExclusiveWatchdog : public Watchdog {};
 
 // What an endless edit of a lesson kernel does: the row's verified run never returns.
-TEST_F(GpuWatchdog, RowWithAnEndlessKernelIsStoppedNamingTheRow) {
+TEST_F(GpuExclusiveWatchdog, RowWithAnEndlessKernelIsStoppedNamingTheRow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   EXPECT_EXIT(run_endless_row(), ::testing::ExitedWithCode(course::kExitRuntimeError),
               "^watchdog_test: error: GPU row 'GPU endless' ran past its time limit of 2 s");

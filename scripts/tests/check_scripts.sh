@@ -16,6 +16,9 @@
 #   run_course_keeps_json  run_course.sh (from a stand-in checkout, BIN_DIR's binaries, a cmake
 #                   that builds nothing) with every lesson failing: JSON already in --results, its
 #                   own names included, is all still there and unchanged; exit 1
+#   doc_quick       scripts/tests/doc_quick.sh in front of a stand-in lesson: sizes and repetitions
+#                   capped, every other argument kept, and COURSE_SWEEP_MAX_POINTS=3 handed to the
+#                   lesson (a value already set is kept)
 #   doc_plot_command  the docs show at least one plot.py command (so doc_commands exercises the
 #                   restart into a python3 that has matplotlib)
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -212,7 +215,7 @@ case_doc_commands() {
     for program in "$bin"/*; do
       local stem
       stem="$(basename "$program")"
-      if [[ "$stem" =~ ^[0-9][0-9]_ && "$stem" != *_tests ]]; then
+      if [[ ( "$stem" =~ ^[0-9][0-9]_ && "$stem" != *_tests ) || "$stem" = matmul_tune ]]; then
         printf '#!/bin/sh\nexec bash "%s" "%s" "$@"\n' "$root/scripts/tests/doc_quick.sh" "$program" >"$work/quickbin/$stem"
         chmod +x "$work/quickbin/$stem"
       else
@@ -303,9 +306,26 @@ case_run_course_keeps_json() {
   echo "ok: every lesson failed (exit 1); keep.json and an earlier $first.json are untouched ($lessons lessons)"
 }
 
+case_doc_quick() {
+  mkdir -p "$work/quickfake"
+  local fake="$work/quickfake/06_fake"
+  printf '#!/bin/sh\necho "limit=${COURSE_SWEEP_MAX_POINTS-unset} args=$*"\n' >"$fake"
+  chmod +x "$fake"
+  capture env -u COURSE_SWEEP_MAX_POINTS bash "$root/scripts/tests/doc_quick.sh" "$fake" --sweep filter-size --size 2049 --reps 50
+  [ "$status" -eq 0 ] || fail "doc_quick.sh: exit $status ($err)"
+  [ "$out" = "limit=3 args=--sweep filter-size --size 257 --reps 3 --warmup 1 --cpu-reps 1" ] ||
+    fail "doc_quick.sh: the lesson got '$out'"
+  capture env COURSE_SWEEP_MAX_POINTS=5 bash "$root/scripts/tests/doc_quick.sh" "$fake" --sweep filter-size
+  [[ "$out" == "limit=5 args=--sweep filter-size --size 256 "* ]] || fail "doc_quick.sh with a limit set: the lesson got '$out'"
+  ln -sf "$fake" "$work/quickfake/matmul_tune"
+  capture env -u COURSE_SWEEP_MAX_POINTS bash "$root/scripts/tests/doc_quick.sh" "$work/quickfake/matmul_tune" --skip-variants
+  [ "$out" = "limit=3 args=--skip-variants --size 512 --reps 3" ] || fail "doc_quick.sh: matmul_tune got '$out'"
+  echo "ok: doc_quick.sh caps sizes and repetitions and hands the lesson COURSE_SWEEP_MAX_POINTS=3 ($out)"
+}
+
 case "${1:-}" in
-  missing_values|plot_errors|progress|doc_plot_command|configure_installs) "case_$1" ;;
+  missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_quick) "case_$1" ;;
   doc_commands) shift; case_doc_commands "$@" ;;
   run_course_keeps_json) shift; case_run_course_keeps_json "$@" ;;
-  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_commands [--quick] BIN_DIR PAGE..." >&2; exit 2 ;;
+  *) echo "usage: check_scripts.sh missing_values|plot_errors|progress|doc_plot_command|configure_installs|doc_quick|doc_commands [--quick] BIN_DIR PAGE..." >&2; exit 2 ;;
 esac

@@ -2,9 +2,11 @@
 # The quick mode of the documented commands (check_scripts.sh doc_commands --quick): stands in
 # for a lesson binary and runs it with the command's own arguments, made small: each size flag's
 # value capped, a size given where the command gives none, at most 3 timed GPU runs, 1 warm-up,
-# 1 timed CPU run and 4 CPU threads where the command names a count. Every flag and every other value stays as the page wrote it, so
+# 1 timed CPU run, 4 CPU threads where the command names a count, and the first 3 values of
+# every --sweep (COURSE_SWEEP_MAX_POINTS, read by the lessons' harness). Every flag and every other value stays as the page wrote it, so
 # the command is still checked (it parses, runs, verifies, writes its files); only its sizes and
-# repetitions shrink. Usage: doc_quick.sh REAL_BINARY [ARGUMENTS...]
+# repetitions shrink. Lesson 04's matmul_tune (every kernel variant, 4096^3 by default) gets
+# --size 512 and 3 reps. Usage: doc_quick.sh REAL_BINARY [ARGUMENTS...]
 set -uo pipefail
 real="$1"
 shift
@@ -15,12 +17,18 @@ case "$name" in
   05_*) size_flags=" --size --width --height " cap=320 ;;
   06_*) size_flags=" -n --size --width --height " cap=256 ;;
   07_*) size_flags=" -n --options --size " cap=100000 ;;
+  matmul_tune) size_flags=" --size " cap=512 ;;  # lesson 04's tuning tool: --size and --reps only
   *) exec "$real" "$@" ;;
 esac
 declare -A caps=([--reps]=3 [--warmup]=1 [--cpu-reps]=1 [--threads]=4)
+repeat_flags="--reps --warmup --cpu-reps"
+[ "$name" = matmul_tune ] && repeat_flags="--reps"
 # Many of these run at once under ctest -j: OpenMP threads that spin while they wait would take
 # the cores from each other (FFTW's threaded plans slowed 80-fold so), so they sleep instead.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+# A sweep's later values are its largest sizes (04's double-precision references up to 8192^3,
+# 06's K up to 63): the first 3 still run, verify and fill the sweep's table and plot.
+export COURSE_SWEEP_MAX_POINTS="${COURSE_SWEEP_MAX_POINTS:-3}"
 for flag in $size_flags; do caps[$flag]=$cap; done
 args=() sized=0 image=0
 declare -A seen=()
@@ -49,7 +57,7 @@ done
 # A lesson 06 run on a picture (--image) has the picture's size, 07's --classic its own; every
 # other run gets one.
 if [ "$sized" -eq 0 ] && [ "$image" -eq 0 ]; then args+=(--size "$cap"); fi
-for flag in --reps --warmup --cpu-reps; do
+for flag in $repeat_flags; do
   [ -n "${seen[$flag]:-}" ] || args+=("$flag" "${caps[$flag]}")
 done
 exec "$real" "${args[@]}"
