@@ -58,6 +58,8 @@ CASES = {
                  "2 figures, 0 not in"),
     "text_log_stale": ("<!-- figures: tune.txt -->\nThe best tile ran at 43,984 GFLOP/s.\n", 1,
                        "'43,984' is not in tune.txt"),
+    "microseconds": ("<!-- figures: run.json -->\nThe kernel took 36.1 µs (36.06 us).\n", 0, "2 figures, 0 not in"),
+    "microseconds_stale": ("<!-- figures: run.json -->\nThe kernel took 36.2 µs.\n", 1, "'36.2' is not in"),
     "unmarked_table": (TABLE, 0, "note: page.md:2: the course table has no <!-- figures: ... --> marker"),
 }
 
