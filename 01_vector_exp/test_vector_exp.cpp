@@ -365,3 +365,75 @@ TEST(GpuExercise, GaussianStarterAsShippedFailsVerification) {
 }
 
 }  // namespace
+
+// ---- Exercise 4: the launch shape of a grid-stride loop (CPU) ------------------------------------
+
+namespace {
+
+using BlocksFn = unsigned (*)(std::size_t, unsigned, unsigned);
+
+// The first thing wrong with blocks_for(n, block, max_blocks), or "" if nothing is: the count
+// against its limits, then a CPU run of the grid-stride loop (for lengths small enough to visit)
+// that counts how often each element is reached.
+std::string launch_shape_problem(BlocksFn blocks_for, std::size_t n, unsigned block, unsigned max_blocks) {
+  const unsigned blocks = blocks_for(n, block, max_blocks);
+  const std::string where = "n = " + std::to_string(n) + ", block = " + std::to_string(block) +
+                            ", max_blocks = " + std::to_string(max_blocks) + ": " + std::to_string(blocks) +
+                            " blocks";
+  if (blocks > max_blocks) return where + ", more than max_blocks";
+  if (n == 0) return blocks == 0 ? "" : where + " for no element (want 0)";
+  if (blocks == 0) return where + ": no thread runs, all " + std::to_string(n) + " elements are left out";
+  const std::size_t threads = std::size_t{blocks} * block;
+  if (blocks < max_blocks && threads < n) {
+    return where + " (" + std::to_string(threads) + " threads) could be more: the loop then needs a second pass "
+                   "that one element per thread avoids (want ceil(n / block) = " +
+           std::to_string(n / block + (n % block != 0)) + ")";
+  }
+  if (threads >= n + block) return where + ": whole blocks with no element to work on (want ceil(n / block))";
+  if (n > (std::size_t{1} << 22)) return "";  // the arithmetic above covers it; the visits are for small n
+  std::vector<unsigned char> visits(n, 0);
+  for (std::size_t t = 0; t < threads; ++t) {
+    for (std::size_t i = t; i < n; i += threads) ++visits[i];  // step 2's loop, thread t
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (visits[i] != 1) {
+      return where + ": element " + std::to_string(i) + " is visited " + std::to_string(visits[i]) + " times";
+    }
+  }
+  return "";
+}
+
+std::string first_launch_shape_problem(BlocksFn blocks_for) {
+  const std::size_t lengths[] = {0,   1,   31,  255,       256,       257,       1000,           4099,
+                                 65537, 1000003, (std::size_t{1} << 20) + 3, std::size_t{1} << 40,
+                                 (std::size_t{1} << 40) + 1};
+  for (const unsigned block : {32u, 128u, 256u, 1024u}) {
+    for (const unsigned max_blocks : {1u, 132u * 8u, 1u << 31}) {
+      for (const std::size_t n : lengths) {
+        std::string problem = launch_shape_problem(blocks_for, n, block, max_blocks);
+        if (!problem.empty()) return problem;
+      }
+    }
+  }
+  return "";
+}
+
+TEST(LaunchShapeExercise, SolutionMatches) {
+  const std::string problem = first_launch_shape_problem(vector_exp::exercises::blocks_for_solution);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The student's check (./scripts/check_exercise.sh 01 launch_shape): DISABLED_ in the default run,
+// where the shipped starter fails it.
+TEST(LaunchShapeExercise, DISABLED_StarterMatches) {
+  const std::string problem = first_launch_shape_problem(vector_exp::exercises::blocks_for_starter);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+TEST(LaunchShapeExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("01_vector_exp", "launch_shape");
+  EXPECT_FALSE(first_launch_shape_problem(vector_exp::exercises::blocks_for_starter).empty())
+      << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace

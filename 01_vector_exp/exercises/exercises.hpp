@@ -28,3 +28,12 @@ void launch_log_sum_exp_starter(const float* x, std::size_t n, float* partials, 
 void launch_log_sum_exp_solution(const float* x, std::size_t n, float* partials, float* result, cudaStream_t stream);
 
 }  // namespace vector_exp::exercises
+
+namespace vector_exp::exercises {
+
+// Exercise 4 (CPU, find the bug): the blocks of `block` threads for a grid-stride loop over n
+// elements: ceil(n / block), at most max_blocks, 0 for n == 0. See launch_shape_starter.cpp.
+unsigned blocks_for_starter(std::size_t n, unsigned block, unsigned max_blocks);
+unsigned blocks_for_solution(std::size_t n, unsigned block, unsigned max_blocks);
+
+}  // namespace vector_exp::exercises
