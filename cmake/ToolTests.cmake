@@ -245,9 +245,9 @@ endif()
 # scripts/check_exercise.sh and its table, scripts/exercises.txt (scripts/tests/check_exercise_script.sh):
 # its one-line errors, the reason its FAIL line picks from a test's output, lesson 06's CPU
 # exercise in this build (the shipped solution passes, the shipped starter fails with the check
-# that failed), and every starter still its recorded self
-# (an edited one is a student's: skipped, except under CI=true, where it fails).
-foreach(case IN ITEMS usage records reasons stalled)
+# that failed), every starter still its recorded self
+# (an edited one is a student's: skipped, except under CI=true, where it fails), and --hint.
+foreach(case IN ITEMS usage records reasons stalled hints)
   add_test(NAME scripts.check_exercise.${case}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh ${case})
   set_tests_properties(scripts.check_exercise.${case} PROPERTIES LABELS cpu TIMEOUT 120 SKIP_REGULAR_EXPRESSION "SKIPPED:")

@@ -2,10 +2,12 @@
 # Checks an exercise: builds the lesson's tests and runs the one that holds your edited starter
 # to the reference, then prints one line.
 #
-# Usage: ./scripts/check_exercise.sh LESSON [NAME] [--solution] [--timeout SECONDS]
+# Usage: ./scripts/check_exercise.sh LESSON [NAME] [--solution] [--timeout SECONDS] [--hint]
 #   LESSON      04 or 04_shared_matmul
 #   NAME        the exercise, when the lesson has several (without it they are listed)
 #   --solution  run the same checks on the shipped solution instead of your starter
+#   --hint      print the exercise's next hint (from LESSON/exercises/NAME.hints) and stop; builds
+#               nothing. Which hint was shown last is kept in build/.hints/ (delete it to start over)
 #   --timeout S stop the check after S seconds (default 120): a kernel that never ends is stopped
 #               (exit 3) instead of holding the GPU
 # The exercises, their starter files and their tests are listed in scripts/exercises.txt.
@@ -18,21 +20,22 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"  # cd's to the checkout's root
 
 table="scripts/exercises.txt"
-usage="usage: $course_script LESSON [NAME] [--solution] [--timeout SECONDS] (the exercises are in $table)"
+usage="usage: $course_script LESSON [NAME] [--solution] [--timeout SECONDS] [--hint] (the exercises are in $table)"
 fail_usage() { course_say "$course_script: $*"; exit 2; }
 
-lesson_arg="" name_arg="" solution=0 limit=120
+lesson_arg="" name_arg="" solution=0 limit=120 hint=0
 while [ $# -gt 0 ]; do
   argument="$1"
   shift
   case "$argument" in
     --solution) solution=1 ;;
+    --hint) hint=1 ;;
     --timeout)
       [ $# -gt 0 ] && [ -n "$1" ] || fail_usage "--timeout needs a value (seconds)"
       [[ "$1" =~ ^[0-9]{1,6}$ ]] && [ "$1" -ge 1 ] || fail_usage "--timeout $1: give whole seconds, 1 or more"
       limit="$1"
       shift ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) fail_usage "unknown flag $argument ($usage)" ;;
     *)
       if [ -z "$lesson_arg" ]; then lesson_arg="$argument"
@@ -64,6 +67,39 @@ row="$(printf '%s\n' "$rows" | awk -v want="$name_arg" '$2 == want')"
 [ -n "$row" ] || fail_usage "lesson $lesson has no exercise '$name_arg' (its exercises: $names)"
 read -r _ name needs starter check solution_check _ <<<"$row"
 test_name="$check"
+
+# --hint: the next block of the hints file (blocks separated by a line "---"); the number of the
+# last one shown is kept under build/ (COURSE_BUILD_DIR's folder where set), one file per exercise.
+if [ "$hint" -eq 1 ]; then
+  [ "$solution" -eq 0 ] || fail_usage "--hint and --solution: give one of them"
+  hints_file="$lesson/exercises/$name.hints"
+  if [ ! -f "$hints_file" ]; then
+    echo "No hints for $name yet: its page's exercise text and the comments of $lesson/$starter are the help there is."
+    exit 0
+  fi
+  total="$(awk '/^---[[:space:]]*$/ {n++} END {print n + 1}' "$hints_file")"
+  state_dir="${COURSE_BUILD_DIR:-$course_root/build}/.hints"
+  state="$state_dir/${lesson}.${name}"
+  shown=0
+  if [ -f "$state" ]; then
+    shown="$(cat "$state")"
+    [[ "$shown" =~ ^[0-9]+$ ]] || shown=0
+  fi
+  if [ "$shown" -ge "$total" ]; then
+    solution_file="$lesson/${starter/_starter/_solution}"
+    [ -f "$solution_file" ] && [ "$solution_file" != "$lesson/$starter" ] || solution_file="the solution file next to $lesson/$starter"
+    echo "No more hints for $name: all $total were shown. The solution: $solution_file, and the page's Solutions section."
+    echo "(To see them again from the first: rm $state)"
+    exit 0
+  fi
+  next=$((shown + 1))
+  echo "Hint $next of $total for $name:"
+  awk -v want="$next" '/^---[[:space:]]*$/ {n++; next} n + 1 == want' "$hints_file" | sed '/./,$!d'
+  mkdir -p "$state_dir"
+  echo "$next" >"$state"
+  [ "$next" -lt "$total" ] && echo "(another hint: the same command again)" || echo "(that was the last hint)"
+  exit 0
+fi
 [ "$solution" -eq 0 ] || test_name="$solution_check"
 
 # Build only the lesson's test binary; the build's output goes to a log, shown if it fails.

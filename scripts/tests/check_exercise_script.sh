@@ -13,6 +13,10 @@
 #   stalled       a check that never ends (a stand-in test binary that sleeps) is stopped at
 #                 --timeout: STOPPED, exit 3; a COURSE_BUILD_DIR that is not a configured build
 #                 folder: one line, exit 2, nothing written there; --timeout 0/abc: exit 2
+#   hints         --hint prints an exercise's hints one by one (Hint 1 of N, 2 of N, ...), then says
+#                 there are no more, keeping its place in COURSE_BUILD_DIR/.hints (a scratch folder
+#                 here); --hint with --solution: exit 2. Every NAME.hints file belongs to a row of
+#                 the table and holds 2 or 3 non-empty hints
 #   reasons       the FAIL line's reason (scripts/gtest_failure_reason.awk) from Google Test
 #                 outputs of the kinds the exercises' tests print, and none from a crashed test
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -183,11 +187,46 @@ free(): invalid next size (normal)
 OUT
 }
 
+case_hints() {
+  local build="$work/build" i total
+  mkdir -p "$build"
+  total="$(awk '/^---[[:space:]]*$/ {n++} END {print n + 1}' "$root/01_vector_exp/exercises/launch_shape.hints")"
+  for ((i = 1; i <= total; i++)); do
+    capture env COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 01 launch_shape --hint
+    [ "$status" -eq 0 ] || fail "--hint number $i: exit $status: $err"
+    [[ "$out" == "Hint $i of $total for launch_shape:"* ]] || fail "--hint number $i printed: $out"
+    [ "$(printf '%s\n' "$out" | wc -l)" -ge 3 ] || fail "--hint number $i printed no hint text: $out"
+  done
+  echo "ok: --hint printed hints 1 to $total of 01 launch_shape in turn"
+  capture env COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 01 launch_shape --hint
+  [ "$status" -eq 0 ] && [[ "$out" == "No more hints for launch_shape"* ]] || fail "--hint after the last: exit $status: $out"
+  echo "ok: after the last hint: $(printf '%s' "$out" | head -n 1)"
+  [ "$(cat "$build/.hints/01_vector_exp.launch_shape")" = "$total" ] || fail "the place was not kept in $build/.hints"
+  rm "$build/.hints/01_vector_exp.launch_shape"
+  capture env COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 01 launch_shape --hint
+  [[ "$out" == "Hint 1 of $total"* ]] || fail "--hint after removing the state did not start over: $out"
+  echo "ok: removing the state starts over"
+  capture env COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 01 launch_shape --hint --solution
+  [ "$status" -eq 2 ] || fail "--hint --solution: exit $status, expected 2"
+  echo "ok: --hint --solution -> exit 2: $err"
+  local file lesson name blocks
+  while read -r file; do
+    lesson="${file%%/*}" name="$(basename "$file" .hints)"
+    awk -v l="$lesson" -v n="$name" '!/^#/ && $1 == l && $2 == n {found = 1} END {exit !found}' "$table" ||
+      fail "$file: no exercise $lesson $name in $table"
+    blocks="$(awk '/^---[[:space:]]*$/ {if (!text) empty = 1; n++; text = 0; next} NF {text = 1}
+                   END {if (!text) empty = 1; print (empty ? "empty" : n + 1)}' "$root/$file")"
+    [ "$blocks" = 2 ] || [ "$blocks" = 3 ] || fail "$file: $blocks hints (want 2 or 3, none empty)"
+    echo "ok: $file: $blocks hints"
+  done < <(cd "$root" && ls [0-9][0-9]_*/exercises/*.hints 2>/dev/null)
+}
+
 case "${1:-}" in
   usage) case_usage ;;
+  hints) case_hints ;;
   cpu_exercise) [ $# -eq 2 ] || fail "cpu_exercise needs BUILD_DIR"; case_cpu_exercise "$2" ;;
   records) case_records ;;
   reasons) case_reasons ;;
   stalled) case_stalled ;;
-  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled" >&2; exit 2 ;;
+  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled|hints" >&2; exit 2 ;;
 esac
