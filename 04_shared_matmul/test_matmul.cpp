@@ -548,3 +548,37 @@ TEST(GpuSplitK, SlicesAreSummedInAFixedOrder) {
     EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float))) << "two runs differ";
   }
 }
+
+// ---- Exercise 2: kernel 02's tiling on the CPU ---------------------------------------------------
+
+namespace {
+
+// Shapes that are and are not multiples of the 16 x 16 tile; the first failed one is the one to read.
+void expect_cpu_tiled_matches(CpuFunction tiled) {
+  const std::uint64_t seed = course::fresh_seed();
+  for (const Shape& s : {Shape{1, 1, 1}, Shape{16, 16, 16}, Shape{64, 32, 48}, Shape{31, 31, 31}, Shape{33, 17, 65},
+                         Shape{7, 129, 260}, Shape{129, 3, 17}}) {
+    expect_cpu_correct(tiled, s, seed);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(CpuTiledExercise, SolutionMatches) { expect_cpu_tiled_matches(matmul::exercises::matmul_tiled_cpu_solution); }
+
+// The student's check (./scripts/check_exercise.sh 04 cpu_tiled): DISABLED_ in the default run,
+// where the shipped starter fails it.
+TEST(CpuTiledExercise, DISABLED_StarterMatches) {
+  expect_cpu_tiled_matches(matmul::exercises::matmul_tiled_cpu_starter);
+}
+
+TEST(CpuTiledExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("04_shared_matmul", "cpu_tiled");
+  // K = 31: the second tile along K holds 15 columns of A and the previous tile's 16th.
+  const Problem p = random_problem({31, 31, 31}, course::fresh_seed());
+  std::vector<float> c(31 * 31);
+  course::poison(c);
+  matmul::exercises::matmul_tiled_cpu_starter(p.a, p.b, c, 31, 31, 31);
+  EXPECT_FALSE(matmul::verify_product(c, p.reference).passed) << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace

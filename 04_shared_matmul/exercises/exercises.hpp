@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <span>
+
 #include "matmul.hpp"
 
 namespace matmul::exercises {
@@ -15,5 +17,17 @@ namespace matmul::exercises {
 inline constexpr int kExerciseTile = 16;
 void launch_tiled_starter(const MatmulArgs& args, cudaStream_t stream);
 void launch_tiled_solution(const MatmulArgs& args, cudaStream_t stream);
+
+}  // namespace matmul::exercises
+
+namespace matmul::exercises {
+
+// Exercise 2 (CPU, find the bug): kernel 02's tiling on the CPU, tiles of kCpuTile x kCpuTile in
+// two small arrays that play the block's shared memory. See cpu_tiled_starter.cpp.
+inline constexpr int kCpuTile = 16;
+void matmul_tiled_cpu_starter(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n,
+                              int k);
+void matmul_tiled_cpu_solution(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n,
+                               int k);
 
 }  // namespace matmul::exercises
