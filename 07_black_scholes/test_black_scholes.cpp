@@ -763,3 +763,50 @@ TEST(GpuDigitalExercise, StarterAsShippedFailsVerification) {
 }
 
 }  // namespace
+
+// ---- Exercise 2: the put from put-call parity (CPU) ----------------------------------------------
+
+namespace {
+
+using ParityFn = double (*)(double, double, double, double, double);
+
+// The first option whose put from parity differs from the classic formula's put (both in double)
+// by more than rounding (1e-12 of S + X: the sum cancels, so the error is absolute), or "".
+std::string first_parity_problem(ParityFn put_from_parity) {
+  for (const double years : {0.25, 0.1, 2.0, 10.0, 1.0}) {
+    for (const double rate : {0.05, 0.02, 0.0}) {
+      for (const double S : {5.0, 50.0, 100.0, 250.0}) {
+        for (const double X : {1.0, 80.0, 100.0, 120.0}) {
+          const auto prices = black_scholes::price_classic<black_scholes::HostMath, double>(S, X, years, rate, 0.3);
+          const double put = put_from_parity(prices.call, S, X, years, rate);
+          if (!(std::abs(put - prices.put) <= 1e-12 * (S + X))) {
+            return "S = " + std::to_string(S) + ", X = " + std::to_string(X) + ", T = " + std::to_string(years) +
+                   " years, r = " + std::to_string(rate) + ", call " + std::to_string(prices.call) + ": put " +
+                   std::to_string(put) + ", the formula's " + std::to_string(prices.put);
+          }
+        }
+      }
+    }
+  }
+  return "";
+}
+
+TEST(ParityExercise, SolutionMatches) {
+  const std::string problem = first_parity_problem(black_scholes::exercises::put_from_parity_solution);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The student's check (./scripts/check_exercise.sh 07 parity): DISABLED_ in the default run,
+// where the shipped starter fails it.
+TEST(ParityExercise, DISABLED_StarterMatches) {
+  const std::string problem = first_parity_problem(black_scholes::exercises::put_from_parity_starter);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+TEST(ParityExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("07_black_scholes", "parity");
+  EXPECT_FALSE(first_parity_problem(black_scholes::exercises::put_from_parity_starter).empty())
+      << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace

@@ -26,3 +26,12 @@ void launch_digital_starter(const DigitalArgs& args, cudaStream_t stream);
 void launch_digital_solution(const DigitalArgs& args, cudaStream_t stream);
 
 }  // namespace black_scholes::exercises
+
+namespace black_scholes::exercises {
+
+// Exercise 2 (CPU, find the bug): the put from the call by put-call parity,
+// put = call - S + X e^(-r T). See parity_starter.cpp.
+double put_from_parity_starter(double call, double S, double X, double years, double rate);
+double put_from_parity_solution(double call, double S, double X, double years, double rate);
+
+}  // namespace black_scholes::exercises
