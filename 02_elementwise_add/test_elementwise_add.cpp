@@ -603,3 +603,72 @@ TEST(GpuLaunchSweep, EveryConfigurationIsVerifiedAndTimed) {
 }
 
 }  // namespace
+
+// ---- Exercise 2: the float4 split (CPU) ----------------------------------------------------------
+
+namespace {
+
+using SplitFn = elementwise_add::exercises::HeadAndGroups (*)(std::size_t, std::size_t);
+
+// The first thing wrong with split(n, offset), or "": the counts against n, then (for n small
+// enough) a walk over the head, the groups and the tail counting each element's visits.
+std::string split_problem(SplitFn split_float4, std::size_t n, std::size_t offset) {
+  const auto split = split_float4(n, offset);
+  const std::string where = "n = " + std::to_string(n) + ", offset " + std::to_string(offset) +
+                            " bytes: head " + std::to_string(split.head) + ", " + std::to_string(split.vectors) +
+                            " groups";
+  if (split.head > 3) return where + ": a head of more than 3 elements";
+  if (split.head > n || split.vectors > (n - split.head) / 4) {
+    return where + ": they cover more than the array's " + std::to_string(n) + " elements";
+  }
+  const std::size_t tail = n - split.head - 4 * split.vectors;
+  if (tail > 3) return where + ": a tail of " + std::to_string(tail) + " elements (a whole group left out)";
+  if (split.vectors > 0 && (offset + 4 * split.head) % 16 != 0) {
+    return where + ": the first group starts " + std::to_string((offset + 4 * split.head) % 16) +
+           " bytes past a 16-byte boundary";
+  }
+  if (n > 4096) return "";
+  std::vector<int> visits(n, 0);
+  for (std::size_t i = 0; i < split.head; ++i) ++visits[i];
+  for (std::size_t v = 0; v < split.vectors; ++v) {
+    for (std::size_t j = 0; j < 4; ++j) ++visits[split.head + 4 * v + j];
+  }
+  for (std::size_t i = split.head + 4 * split.vectors; i < n; ++i) ++visits[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (visits[i] != 1) return where + ": element " + std::to_string(i) + " covered " + std::to_string(visits[i]) + " times";
+  }
+  return "";
+}
+
+std::string first_split_problem(SplitFn split_float4) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 70; ++n) lengths.push_back(n);
+  for (const std::size_t n : {std::size_t{4099}, (std::size_t{1} << 28) + 3, std::size_t{1} << 40}) lengths.push_back(n);
+  for (const std::size_t n : lengths) {
+    for (const std::size_t offset : {0u, 4u, 8u, 12u}) {
+      std::string problem = split_problem(split_float4, n, offset);
+      if (!problem.empty()) return problem;
+    }
+  }
+  return "";
+}
+
+TEST(Float4SplitExercise, SolutionMatches) {
+  const std::string problem = first_split_problem(elementwise_add::exercises::split_float4_solution);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The student's check (./scripts/check_exercise.sh 02 float4_split): DISABLED_ in the default run,
+// where the shipped starter fails it.
+TEST(Float4SplitExercise, DISABLED_StarterMatches) {
+  const std::string problem = first_split_problem(elementwise_add::exercises::split_float4_starter);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+TEST(Float4SplitExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("02_elementwise_add", "float4_split");
+  EXPECT_FALSE(first_split_problem(elementwise_add::exercises::split_float4_starter).empty())
+      << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace

@@ -18,3 +18,17 @@ void launch_one_block_loop_solution(const float* a, const float* b, float* c, st
                                     cudaStream_t stream);
 
 }  // namespace elementwise_add::exercises
+
+namespace elementwise_add::exercises {
+
+// Exercise 2 (CPU, find the bug): the split of n floats starting `offset` bytes (0, 4, 8, 12) past
+// a 16-byte boundary into a scalar head and whole float4 groups; the tail is what is left.
+// See float4_split_starter.cpp.
+struct HeadAndGroups {
+  std::size_t head = 0;
+  std::size_t vectors = 0;
+};
+HeadAndGroups split_float4_starter(std::size_t n, std::size_t offset);
+HeadAndGroups split_float4_solution(std::size_t n, std::size_t offset);
+
+}  // namespace elementwise_add::exercises
