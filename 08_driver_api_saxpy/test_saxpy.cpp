@@ -667,3 +667,75 @@ TEST(GpuSaxpyOnePass, DriverAndRuntimeMatchTheCpuBitForBitAtAwkwardSizesAndMisal
     }
   }
 }
+
+// ---- The CPU exercise: which architecture (./scripts/check_exercise.sh 08 choose_target) --------
+#include "exercises/choose_target.hpp"
+
+namespace {
+
+using ChooseFn = driver_saxpy::CompileTarget (*)(int, driver_saxpy::CodeKind, const std::vector<int>&);
+
+// The first case `choose` gets wrong, or "": made-up NVRTC lists, GPUs known and unknown to them.
+std::string first_choose_target_problem(ChooseFn choose) {
+  using driver_saxpy::CodeKind;
+  struct Case {
+    std::vector<int> supported;
+    int device;
+    CodeKind kind;
+    const char* want;  // nullptr: an error
+    const char* why;
+  };
+  const std::vector<int> known = {75, 80, 86, 89, 90};
+  const Case cases[] = {
+      {known, 86, CodeKind::cubin, "sm_86", "a GPU NVRTC knows: its own architecture"},
+      {known, 90, CodeKind::ptx, "compute_90", "a GPU NVRTC knows, PTX asked for"},
+      {known, 0, CodeKind::cubin, "compute_75", "no GPU: PTX for the oldest, which runs on every newer GPU"},
+      {known, 87, CodeKind::ptx, "compute_86", "8.7, unknown: PTX for the newest architecture not newer than it"},
+      {known, 120, CodeKind::cubin, "compute_90", "12.0, newer than NVRTC: a CUBIN for 9.0 does not load on 12.0, PTX is JIT-compiled"},
+      {known, 87, CodeKind::cubin, "compute_86", "8.7, unknown, CUBIN asked for: PTX for 8.6"},
+      {{50, 60, 70}, 75, CodeKind::cubin, "compute_70", "an older NVRTC, a 7.5 GPU"},
+      {known, 70, CodeKind::cubin, nullptr, "7.0, older than everything NVRTC knows: an error"},
+  };
+  const auto text = [](const std::vector<int>& list) {
+    std::string s;
+    for (const int a : list) {
+      if (!s.empty()) s += ',';
+      s += std::to_string(a);
+    }
+    return std::string("{").append(s).append("}");
+  };
+  for (const Case& c : cases) {
+    std::string where = "GPU ";
+    where.append(std::to_string(c.device)).append(", ").append(c.kind == CodeKind::cubin ? "CUBIN" : "PTX");
+    where.append(" asked for, NVRTC knows ").append(text(c.supported)).append(": ");
+    std::string got;
+    try {
+      got = choose(c.device, c.kind, c.supported).architecture();
+    } catch (const std::exception& e) {
+      got = std::string("an error (") + e.what() + ")";
+      if (c.want == nullptr) continue;
+    }
+    if (c.want == nullptr) return where + got + ", want an error (" + c.why + ")";
+    if (got != c.want) return where + got + ", want " + c.want + " (" + c.why + ")";
+  }
+  return "";
+}
+
+TEST(ChooseTargetExercise, SolutionMatches) {
+  const std::string problem = first_choose_target_problem(driver_saxpy::exercises::choose_target_solution);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The student's check: DISABLED_ in the default run, where the shipped starter fails it.
+TEST(ChooseTargetExercise, DISABLED_StarterMatches) {
+  const std::string problem = first_choose_target_problem(driver_saxpy::exercises::choose_target_starter);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+TEST(ChooseTargetExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("08_driver_api_saxpy", "choose_target");
+  EXPECT_FALSE(first_choose_target_problem(driver_saxpy::exercises::choose_target_starter).empty())
+      << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace
