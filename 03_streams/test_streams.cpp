@@ -592,3 +592,87 @@ TEST(GpuExercise, ThreeQueuesStarterAsShippedFailsVerification) {
 }
 
 }  // namespace
+
+// ---- Exercise 2: balanced chunks (CPU) ------------------------------------------------------------
+
+namespace {
+
+using SplitChunksFn = std::vector<streams::Chunk> (*)(std::size_t, std::size_t);
+
+// The first rule split(n, chunks) breaks, or "".
+std::string chunks_problem(SplitChunksFn split, std::size_t n, std::size_t chunks) {
+  const std::string where = "n = " + std::to_string(n) + ", " + std::to_string(chunks) + " chunks: ";
+  std::vector<streams::Chunk> result;
+  try {
+    result = split(n, chunks);
+  } catch (const std::invalid_argument&) {
+    return where + "std::invalid_argument, for a valid request";
+  }
+  std::string sizes;
+  for (std::size_t i = 0; i < result.size() && i < 8; ++i) sizes += (i ? ", " : "") + std::to_string(result[i].count);
+  if (result.size() > 8) sizes += ", ...";
+  if (result.size() != chunks) return where + std::to_string(result.size()) + " chunks (" + sizes + ")";
+  std::size_t offset = 0, smallest = n, largest = 0;
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    if (result[i].offset != offset) {
+      return where + "chunk " + std::to_string(i) + " starts at " + std::to_string(result[i].offset) + ", not at " +
+             std::to_string(offset) + " where chunk " + std::to_string(i - 1) + " ended";
+    }
+    if (result[i].count == 0) return where + "chunk " + std::to_string(i) + " is empty (" + sizes + ")";
+    offset += result[i].count;
+    smallest = std::min(smallest, result[i].count);
+    largest = std::max(largest, result[i].count);
+  }
+  if (offset != n) return where + "the chunks hold " + std::to_string(offset) + " elements (" + sizes + ")";
+  if (largest - smallest > 1) {
+    return where + "chunks of " + std::to_string(smallest) + " to " + std::to_string(largest) +
+           " elements differ by more than one (" + sizes + ")";
+  }
+  return "";
+}
+
+std::string first_chunks_problem(SplitChunksFn split) {
+  for (const auto& [n, chunks] : {std::pair<std::size_t, std::size_t>{0, 0}, {5, 0}, {5, 6}}) {
+    bool threw = false;
+    try {
+      split(n, chunks);
+    } catch (const std::invalid_argument&) {
+      threw = true;
+    }
+    if (!threw) {
+      return "n = " + std::to_string(n) + ", " + std::to_string(chunks) + " chunks: no std::invalid_argument";
+    }
+  }
+  for (std::size_t n = 1; n <= 64; ++n) {
+    for (std::size_t chunks = 1; chunks <= n; ++chunks) {
+      std::string problem = chunks_problem(split, n, chunks);
+      if (!problem.empty()) return problem;
+    }
+  }
+  for (const auto& [n, chunks] : {std::pair<std::size_t, std::size_t>{(std::size_t{1} << 24) + 1, 17},
+                                  {(std::size_t{1} << 24) - 1, 16}, {1000003, 1000}}) {
+    std::string problem = chunks_problem(split, n, chunks);
+    if (!problem.empty()) return problem;
+  }
+  return "";
+}
+
+TEST(BalancedChunksExercise, SolutionMatches) {
+  const std::string problem = first_chunks_problem(streams::exercises::split_chunks_solution);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The student's check (./scripts/check_exercise.sh 03 balanced_chunks): DISABLED_ in the default
+// run, where the shipped starter fails it.
+TEST(BalancedChunksExercise, DISABLED_StarterMatches) {
+  const std::string problem = first_chunks_problem(streams::exercises::split_chunks_starter);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+TEST(BalancedChunksExercise, StarterAsShippedFails) {
+  COURSE_SKIP_IF_STARTER_EDITED("03_streams", "balanced_chunks");
+  EXPECT_FALSE(first_chunks_problem(streams::exercises::split_chunks_starter).empty())
+      << "the starter passes as shipped: has it been solved?";
+}
+
+}  // namespace

@@ -132,18 +132,18 @@ if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   exit 3
 fi
 
-if ! printf '%s\n' "$output" | grep -q '^\[ RUN      \] '; then
+if ! grep -q '^\[ RUN      \] ' <<<"$output"; then
   echo "FAIL: $name: $binary has no test $test_name (is $table up to date?)"
   exit 1
 fi
-if printf '%s\n' "$output" | grep -q '^\[  SKIPPED \] '; then
+if grep -q '^\[  SKIPPED \] ' <<<"$output"; then
   reason="$(printf '%s\n' "$output" | grep -B1 -m1 '^\[  SKIPPED \] ' | head -n 1)"  # GTEST_SKIP's message
   if [ "$needs" = gpu ]; then
     echo "NEEDS A GPU: $name: it builds, but its check runs on a GPU and none is usable here (${reason:-no usable GPU})"
     exit 3
   fi
 fi
-if [ "$status" -eq 0 ] && printf '%s\n' "$output" | grep -q '^\[       OK \] '; then
+if [ "$status" -eq 0 ] && grep -q '^\[       OK \] ' <<<"$output"; then
   echo "PASS: $name"
   exit 0
 fi
@@ -152,7 +152,7 @@ fi
 # output holds no failure at all, how the test ended: a test that crashes prints none.
 rerun="$binary --gtest_also_run_disabled_tests --gtest_filter=$test_name"
 reason="$(printf '%s\n' "$output" | awk -f "$course_root/scripts/gtest_failure_reason.awk")"
-if [ -z "$reason" ] && ! printf '%s\n' "$output" | grep -q '^\[  FAILED  \] '; then
+if [ -z "$reason" ] && ! grep -q '^\[  FAILED  \] ' <<<"$output"; then
   reason="the test stopped without a result (exit status $status: it crashed?); run $rerun"
 fi
 echo "FAIL: $name: ${reason:-its test failed (run $rerun)}"

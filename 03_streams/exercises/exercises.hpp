@@ -5,6 +5,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "streams.hpp"
 
@@ -19,5 +20,14 @@ void run_three_queues_starter(PinnedArrays& host, DeviceArrays& device, const Tr
                               std::span<const Chunk> chunks, std::span<const course::Stream> queues);
 void run_three_queues_solution(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
                                std::span<const Chunk> chunks, std::span<const course::Stream> queues);
+
+}  // namespace streams::exercises
+
+namespace streams::exercises {
+
+// Exercise 2 (CPU, find the bug): n elements in `chunks` contiguous, balanced chunks (the lesson's
+// split_chunks). See balanced_chunks_starter.cpp.
+std::vector<Chunk> split_chunks_starter(std::size_t n, std::size_t chunks);
+std::vector<Chunk> split_chunks_solution(std::size_t n, std::size_t chunks);
 
 }  // namespace streams::exercises
