@@ -179,8 +179,8 @@ void report_atomic_spread(course::Lesson& lesson, PartData& d, Reduction op, con
   const double ulp = std::nextafter(std::max(std::fabs(low), std::fabs(high)), INFINITY) - std::max(std::fabs(low), std::fabs(high));
   std::printf("\nreduce_atomic, %d launches on the same x: %zu different sums, from %.9g to %.9g (%.0f ulp apart; exact: %.9g)\n",
               kRuns, seen.size(), static_cast<double>(low), static_cast<double>(high), (high - low) / ulp, d.expected);
-  lesson.report().extra()["atomic_spread"] = {{"launches", kRuns}, {"distinct", seen.size()},
-                                              {"min", low}, {"max", high}, {"ulp_apart", (high - low) / ulp}};
+  lesson.record("atomic_spread", {{"launches", kRuns}, {"distinct", seen.size()},
+                                 {"min", low}, {"max", high}, {"ulp_apart", (high - low) / ulp}});
 }
 
 // ---- --op softmax ------------------------------------------------------------------------------
@@ -247,8 +247,7 @@ void show_why_subtract_the_max(course::Lesson& lesson) {
               static_cast<double>(big), static_cast<double>(big / plain_sum),
               static_cast<double>(std::exp(x[1]) / plain_sum), static_cast<double>(std::exp(x[2]) / plain_sum),
               static_cast<double>(shifted[0]), static_cast<double>(shifted[1]), static_cast<double>(shifted[2]));
-  lesson.report().extra()["overflow_demo"] = {{"expf_89", std::isinf(big) ? "inf" : "finite"},
-                                              {"softmax_shifted", shifted}};
+  lesson.record("overflow_demo", {{"expf_89", std::isinf(big) ? "inf" : "finite"}, {"softmax_shifted", shifted}});
 }
 // [docs:end overflow_demo]
 
@@ -258,13 +257,15 @@ void report_vs_cub_softmax(course::Lesson& lesson) {
   const course::Report& report = lesson.report();
   const course::Row* library = report.find_role(Role::gpu_library);
   if (!library || !library->time) return;
+  nlohmann::json ratios = nlohmann::json::object();
   for (const course::Row& row : report.rows()) {
     if (row.target != Target::gpu || &row == library || !row.time || row.variant.rfind("GPU softmax_", 0) != 0) continue;
     const double ratio = library->time->median_ms / row.time->median_ms;
     std::printf("%s: %.2fx the CUB softmax's speed (median %.4f ms against %.4f ms)\n", row.variant.c_str(), ratio,
                 row.time->median_ms, library->time->median_ms);
-    lesson.report().extra()["vs_cub_softmax"][row.variant] = ratio;
+    ratios[row.variant] = ratio;
   }
+  if (!ratios.empty()) lesson.record("vs_cub_softmax", ratios);
 }
 
 }  // namespace
@@ -327,14 +328,14 @@ int run_reduction_part(course::Lesson& lesson, const std::string& op, const std:
     add_reduce_gpu_rows(lesson, d, reduction, selected);
   }
   lesson.run_variants();
-  lesson.report().extra()["op"] = op;
+  lesson.record("op", op);
   if (softmax) {
     report_vs_cub_softmax(lesson);
     show_why_subtract_the_max(lesson);
   } else {
     report_atomic_spread(lesson, d, reduction, selected);
   }
-  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}};
+  lesson.record("launch", {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}});
   return lesson.finish();
 }
 

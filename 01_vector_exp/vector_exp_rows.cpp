@@ -52,9 +52,10 @@ void report_after_table(course::Lesson& lesson, RowData& d, int show) {
     print_first_values(d.x, d.d_x.data(), d.d_y.data(), d.launch, lesson.stream(), show);
     const double first_ms = lesson.report().setups().at(0).ms, context_ms = lesson.gpu().context_creation_ms;
     std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n", context_ms, first_ms);
-    lesson.report().extra().update({{"first_launch_ms", first_ms}, {"context_creation_ms", context_ms}});
+    lesson.record("first_launch_ms", first_ms);
+    lesson.record("context_creation_ms", context_ms);
   }
-  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}, {"tile", d.launch.tile}};
+  lesson.record("launch", {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}, {"tile", d.launch.tile}});
 }
 
 }  // namespace vector_exp

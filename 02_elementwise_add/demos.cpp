@@ -88,7 +88,7 @@ void run_part2(course::Lesson& lesson) {
     std::printf("\nPart 2 (the block-size limit) skipped: %s\n", lesson.gpu().reason.c_str());
     return;
   }
-  lesson.report().extra()["part2_block_limit"] = block_limit(*lesson.gpu().device, lesson.stream());
+  lesson.record("part2_block_limit", block_limit(*lesson.gpu().device, lesson.stream()));
 }
 
 }  // namespace elementwise_add

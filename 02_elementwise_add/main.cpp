@@ -119,8 +119,8 @@ int run(int argc, char** argv) {
 
   lesson.run_variants();
   if (!skip_limit_demo) elementwise_add::run_part2(lesson);
-  if (lesson.has_gpu()) lesson.report().extra()["context_creation_ms"] = lesson.gpu().context_creation_ms;
-  lesson.report().extra()["launch"] = {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}, {"tile", d.launch.tile}};
+  if (lesson.has_gpu()) lesson.record("context_creation_ms", lesson.gpu().context_creation_ms);
+  lesson.record("launch", {{"block", d.launch.block_size}, {"grid", d.launch.grid_size}, {"ilp", d.launch.ilp}, {"tile", d.launch.tile}});
   return lesson.finish();
 }
 

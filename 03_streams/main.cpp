@@ -120,14 +120,15 @@ int run(int argc, char** argv) {
   const streams::PipelineRows rows = streams::add_variants(lesson, d, chunks, stream_count, timeline);
   lesson.run_variants();
 
-  lesson.report().extra()["parameters"] = {{"streams", flags.streams}, {"chunks", flags.chunks}, {"intensity", flags.intensity},
-                                           {"kernel", chosen.front()->name}, {"a", streams::kA}, {"b", streams::kB}};
+  lesson.record("parameters", {{"streams", flags.streams}, {"chunks", flags.chunks}, {"intensity", flags.intensity},
+                               {"kernel", chosen.front()->name}, {"a", streams::kA}, {"b", streams::kB}});
   std::optional<streams::PipelineAnalysis> analysis;
   if (lesson.has_gpu() && d.host.has_value()) {  // stage times without overlap, the ideal pipeline, the rows against it
     analysis = streams::analyse_pipeline(lesson.report(), rows, *d.host, *d.device, d.transform, chunks, stream_count,
                                          timeline, lesson.stream(), options.gpu_repeat());
-    lesson.report().extra().update({{"pipeline", analysis->to_json()}, {"timeline", streams::timeline_json(timeline)},
-                                    {"context_creation_ms", lesson.gpu().context_creation_ms}});
+    lesson.record("pipeline", analysis->to_json());
+    lesson.record("timeline", streams::timeline_json(timeline));
+    lesson.record("context_creation_ms", lesson.gpu().context_creation_ms);
   }
   const int status = lesson.finish();
   if (analysis) {

@@ -137,8 +137,8 @@ int run(int argc, char** argv) {
   lesson.add_sweep(matmul::size_sweep({lesson, chosen, cublas, cublas_setup}));
 
   lesson.run_variants();
-  lesson.report().extra()["headline_kernel"] = std::string(course::headline_kernel(matmul::kernels()).name);
-  if (lesson.has_gpu()) lesson.report().extra()["context_creation_ms"] = lesson.gpu().context_creation_ms;
+  lesson.record("headline_kernel", std::string(course::headline_kernel(matmul::kernels()).name));
+  if (lesson.has_gpu()) lesson.record("context_creation_ms", lesson.gpu().context_creation_ms);
   const int code = lesson.finish();
   matmul::print_efficiency(lesson.report());
   return code;

@@ -68,19 +68,20 @@ void print_rates(const course::Report& report, const LessonData& data) {
 
 void record_extras(course::Lesson& lesson, const LessonData& data) {
   const Problem& problem = data.problem;
-  nlohmann::json& extra = lesson.report().extra();
+  nlohmann::json precisions = nlohmann::json::object();
   for (const PrecisionRun& run : data.runs) {
-    extra["precisions"][run.group()] = {{"iterations", run.stats.iterations},
-                                        {"interior_pixels", run.stats.interior_pixels},
-                                        {"interior_iterations", run.stats.interior_iterations},
-                                        {"reference_ms", run.reference_ms}};
+    precisions[run.group()] = {{"iterations", run.stats.iterations},
+                               {"interior_pixels", run.stats.interior_pixels},
+                               {"interior_iterations", run.stats.interior_iterations},
+                               {"reference_ms", run.reference_ms}};
   }
+  if (!precisions.empty()) lesson.record("precisions", precisions);
   const View& view = problem.view;
-  extra["view"] = {{"x_min", view.x_min}, {"x_max", view.x_max}, {"y_min", view.y_min}, {"y_max", view.y_max}};
-  extra["iters"] = problem.iters;
-  extra["launch"] = plan_launch(problem.launch, problem.width, problem.height).describe();
-  extra["cpu_simd"] = cpu_simd_description();
-  if (lesson.has_gpu()) extra["context_creation_ms"] = lesson.gpu().context_creation_ms;
+  lesson.record("view", {{"x_min", view.x_min}, {"x_max", view.x_max}, {"y_min", view.y_min}, {"y_max", view.y_max}});
+  lesson.record("iters", problem.iters);
+  lesson.record("launch", plan_launch(problem.launch, problem.width, problem.height).describe());
+  lesson.record("cpu_simd", cpu_simd_description());
+  if (lesson.has_gpu()) lesson.record("context_creation_ms", lesson.gpu().context_creation_ms);
 }
 
 }  // namespace mandelbrot

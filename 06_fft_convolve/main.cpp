@@ -82,12 +82,11 @@ int run(int argc, char** argv) {
   lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.filter_name == "box"));
 
   lesson.run_variants();
-  nlohmann::json& extra = lesson.report().extra();
-  extra["filter"] = problem.filter.name;
-  extra["image"] = {{"width", image.width}, {"height", image.height}, {"file", flags.image_path}};
-  extra["fft_tolerance_shape"] = problem.tolerance_shape.text();
+  lesson.record("filter", problem.filter.name);
+  lesson.record("image", {{"width", image.width}, {"height", image.height}, {"file", flags.image_path}});
+  lesson.record("fft_tolerance_shape", problem.tolerance_shape.text());
   if (!flags.out_dir.empty()) {
-    extra["images"] = fft_convolve::write_pictures(flags.out_dir, problem, gpu.pictures());
+    lesson.record("images", fft_convolve::write_pictures(flags.out_dir, problem, gpu.pictures()));
     std::printf("Pictures: %s (input, reference, results and their differences, PNG)\n", flags.out_dir.c_str());
   }
   return lesson.finish();

@@ -89,8 +89,8 @@ void print_accuracy(const nlohmann::json& accuracy) {
 
 int finish_with_accuracy(course::Lesson& lesson, const std::vector<GroupSummary>& groups, const Market& market) {
   const nlohmann::json accuracy = report_accuracy(lesson.report(), groups);
-  lesson.report().extra()["accuracy"] = accuracy;
-  lesson.report().extra()["market"] = {{"rate", market.rate}, {"volatility", market.volatility}};
+  lesson.record("accuracy", accuracy);
+  lesson.record("market", {{"rate", market.rate}, {"volatility", market.volatility}});
   const int code = lesson.finish();
   print_accuracy(accuracy);
   return code;

@@ -147,8 +147,8 @@ int run(int argc, char** argv) {
   std::printf("\n");
   ds::DriverPath path = ds::reserve_driver_path(lesson);
   const int device_arch = lesson.has_gpu() ? ds::init_driver(path, options.device) : 0;
-  const ds::CompiledPair compiled = ds::compile_both(source, device_arch, lesson.report().extra());
-  if (lesson.has_gpu()) ds::open_context(path, n, lesson.report().extra());
+  const ds::CompiledPair compiled = ds::compile_both(source, device_arch, lesson);
+  if (lesson.has_gpu()) ds::open_context(path, n, lesson);
   add_cpu_rows(lesson, d);
   // The runtime joins at the harness's first GPU call: it finds the primary context the driver
   // made current and uses it; open_gpu's cudaSetDevice checks this build has code for the GPU.
@@ -158,7 +158,7 @@ int run(int argc, char** argv) {
   });
   lesson.add_device_copy_ceiling(d.bytes);
   d.load = lesson.add_setup("driver API: load times, cuModuleLoadData, cuLibraryLoadData, NVRTC --fmad=true, cuMemAlloc", [&] {
-    ds::load_code(path, {source, compiled, *jit_cache, o.block, o.grid}, d.x, d.y, lesson.report().extra());
+    ds::load_code(path, {source, compiled, *jit_cache, o.block, o.grid}, d.x, d.y, lesson);
   });
   const std::string what = source.user ? source.entry + " from " + source.name : std::string("saxpy");
   const std::string runtime_row = "GPU runtime API: saxpy built by nvcc, <<<>>>";

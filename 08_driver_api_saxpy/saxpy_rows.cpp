@@ -117,11 +117,10 @@ void report_findings(course::Lesson& lesson, DriverPath& path, const Observed& s
   const course::Report& report = lesson.report();
   const course::Row* kernel = report.find_role(course::Role::gpu_kernel);
   const auto runtime = std::ranges::find(report.rows(), runtime_row, &course::Row::variant);
-  nlohmann::json& extra = lesson.report().extra();
   if (kernel && kernel->time && runtime != report.rows().end() && runtime->time) {
     const double ratio = kernel->time->median_ms / runtime->time->median_ms;
     std::printf("Driver-API kernel time / runtime-API kernel time (medians): %.3f\n\n", ratio);
-    extra["driver_over_runtime_time"] = ratio;
+    lesson.record("driver_over_runtime_time", ratio);
   }
   const auto one_pass_driver = std::ranges::find(report.rows(), one_pass_rows.driver, &course::Row::variant);
   const auto one_pass_runtime = std::ranges::find(report.rows(), one_pass_rows.runtime, &course::Row::variant);
@@ -133,14 +132,14 @@ void report_findings(course::Lesson& lesson, DriverPath& path, const Observed& s
                 seen.one_pass_driver_vs_cubin.count == 0 && seen.one_pass_runtime_vs_cubin.count == 0 ? "identical to"
                                                                                                       : "DIFFER from",
                 ratio);
-    extra["one_pass_driver_over_runtime_time"] = ratio;
-    extra["one_pass_differing"] = seen.one_pass_driver_vs_cubin.count + seen.one_pass_runtime_vs_cubin.count;
+    lesson.record("one_pass_driver_over_runtime_time", ratio);
+    lesson.record("one_pass_differing", seen.one_pass_driver_vs_cubin.count + seen.one_pass_runtime_vs_cubin.count);
   }
-  extra["contraction"] = contraction(path, seen, a);
-  extra["same_context"] = seen.same_context;
-  extra["cubin_vs_ptx_differing"] = seen.cubin_vs_ptx.count;
-  extra["driver_vs_runtime_differing"] = seen.driver_vs_runtime.count;
-  extra["launch"] = {{"driver", path.launch.describe()}, {"runtime", path.runtime_launch.describe()}};
+  lesson.record("contraction", contraction(path, seen, a));
+  lesson.record("same_context", seen.same_context);
+  lesson.record("cubin_vs_ptx_differing", seen.cubin_vs_ptx.count);
+  lesson.record("driver_vs_runtime_differing", seen.driver_vs_runtime.count);
+  lesson.record("launch", {{"driver", path.launch.describe()}, {"runtime", path.runtime_launch.describe()}});
 }
 
 }  // namespace driver_saxpy

@@ -79,7 +79,7 @@ Compiled compile_or_show_log(const Source& source, const CompileTarget& target, 
   }
 }
 
-CompiledPair compile_both(const Source& source, int device_arch, nlohmann::json& extra) {
+CompiledPair compile_both(const Source& source, int device_arch, course::Lesson& lesson) {
   const std::vector<int> supported = course::nvrtc::supported_architectures();
   const CompileTarget cubin_target = choose_target(device_arch, CodeKind::cubin, supported);
   const CompileTarget ptx_target = choose_target(device_arch, CodeKind::ptx, supported);
@@ -100,9 +100,9 @@ CompiledPair compile_both(const Source& source, int device_arch, nlohmann::json&
   std::string joined;
   for (const std::string& option : cubin.options) joined += " " + option;
   std::printf("  options:%s\n", joined.c_str());
-  extra["nvrtc"] = {{"version", course::nvrtc::version()}, {"startup_ms", startup.compile_ms},
-                    {"source", source.name}, {"entry", source.entry},
-                    {"cubin", compiled_json(cubin)}, {"ptx", compiled_json(ptx)}};
+  lesson.record("nvrtc", {{"version", course::nvrtc::version()}, {"startup_ms", startup.compile_ms},
+                          {"source", source.name}, {"entry", source.entry},
+                          {"cubin", compiled_json(cubin)}, {"ptx", compiled_json(ptx)}});
   return {std::move(cubin), std::move(ptx)};
 }
 
@@ -117,7 +117,7 @@ DriverPath reserve_driver_path(course::Lesson& lesson) {
   auto& one_pass_module = lesson.slot<course::driver::Module>();
   auto& buffers = lesson.slot<DriverBuffers>();
   return {device, context, module, library, fused_module, one_pass_module, buffers, nullptr, nullptr, nullptr, nullptr,
-          {}, {}};
+          {}, {}, nlohmann::json::object()};
 }
 
 int init_driver(DriverPath& path, int ordinal) {
@@ -133,7 +133,7 @@ int init_driver(DriverPath& path, int ordinal) {
   return arch;
 }
 
-void open_context(DriverPath& path, std::size_t n, nlohmann::json& extra) {
+void open_context(DriverPath& path, std::size_t n, course::Lesson& lesson) {
   const course::HostTimer context_timer;
   path.context.emplace(*path.device);
   const double context_ms = context_timer.elapsed_ms();
@@ -141,14 +141,15 @@ void open_context(DriverPath& path, std::size_t n, nlohmann::json& extra) {
               course::format_ms(context_ms).c_str(),
               path.context->was_active() ? "was already active: this retain shares it"
                                          : "was not active yet: the driver path created it");
-  extra["loading"] = {{"context_ms", context_ms}, {"context_was_active", path.context->was_active()}};
+  path.loading = {{"context_ms", context_ms}, {"context_was_active", path.context->was_active()}};
+  lesson.record("loading", path.loading);
   require_driver_memory(3 * n * sizeof(float), "x, y and out (3 x " + course::format_bytes(4.0 * static_cast<double>(n)) + ")");
 }
 
 namespace {
 
 // The load times: each a fresh load and lookup; the PTX loads are JIT-compiled by the driver.
-void print_loading(const LoadTimes& loads, const JitCacheSetup& cache, nlohmann::json& extra) {
+nlohmann::json print_loading(const LoadTimes& loads, const JitCacheSetup& cache) {
   std::printf("  %-50s %9s ms\n", "cuModuleLoadData(CUBIN) + cuModuleGetFunction",
               course::format_ms(loads.module_cubin_ms).c_str());
   std::printf("  %-50s %9s ms\n", "cuLibraryLoadData(CUBIN) + cuKernelGetFunction",
@@ -164,21 +165,22 @@ void print_loading(const LoadTimes& loads, const JitCacheSetup& cache, nlohmann:
                 course::format_bytes(static_cast<double>(loads.cache_bytes_after_first)).c_str());
   }
   std::printf("\n\n");
-  extra["loading"].update({{"module_cubin_ms", loads.module_cubin_ms},
-                           {"library_cubin_ms", loads.library_cubin_ms},
-                           {"ptx_first_ms", loads.ptx_first_ms},
-                           {"ptx_second_ms", loads.ptx_second_ms},
-                           {"jit_cache", cache.describe()},
-                           {"jit_cache_bytes_after_first", loads.cache_bytes_after_first}});
+  return {{"module_cubin_ms", loads.module_cubin_ms},
+          {"library_cubin_ms", loads.library_cubin_ms},
+          {"ptx_first_ms", loads.ptx_first_ms},
+          {"ptx_second_ms", loads.ptx_second_ms},
+          {"jit_cache", cache.describe()},
+          {"jit_cache_bytes_after_first", loads.cache_bytes_after_first}};
 }
 
 }  // namespace
 
 void load_code(DriverPath& path, const DriverSetup& setup, std::span<const float> x, std::span<const float> y,
-               nlohmann::json& extra) {
+               course::Lesson& lesson) {
   const std::string& entry = setup.source.entry;
   std::printf("Driver API, loading the code (the GPU rows' setup step):\n");
-  print_loading(measure_loading(setup.compiled.cubin, setup.compiled.ptx, entry, setup.jit_cache), setup.jit_cache, extra);
+  path.loading.update(print_loading(measure_loading(setup.compiled.cubin, setup.compiled.ptx, entry, setup.jit_cache), setup.jit_cache));
+  lesson.record("loading", path.loading);
 
   // The code this run launches: CUBIN as a module (bound to this context), PTX as a library
   // (bound to none; its CUkernel is launched in whatever context is current), and the same

@@ -53,8 +53,8 @@ struct CompiledPair {
 
 // Compiles the source for the GPU of compute capability `device_arch` (0: none) to CUBIN and to
 // PTX, each timed (NVRTC's start-up apart), checks that --entry is one of its kernels, prints
-// the times and records them in extra["nvrtc"].
-CompiledPair compile_both(const Source& source, int device_arch, nlohmann::json& extra);
+// the times and records them as "nvrtc".
+CompiledPair compile_both(const Source& source, int device_arch, course::Lesson& lesson);
 
 // Everything the driver side makes, held in slots the lesson owns (Lesson::slot): the lesson
 // destroys them newest first, before its own stream, so the buffers and the code go before the
@@ -69,6 +69,7 @@ struct DriverPath {
   course::Slot<DriverBuffers>& buffers;                // cuMemAlloc x 3, cuStreamCreate
   CUfunction cubin = nullptr, ptx = nullptr, fused = nullptr, one_pass = nullptr;  // one_pass: not for --kernel-file
   course::LaunchShape launch, runtime_launch;
+  nlohmann::json loading = nlohmann::json::object();  // the context's and the code's load times, recorded as "loading"
 };
 DriverPath reserve_driver_path(course::Lesson& lesson);
 
@@ -77,7 +78,7 @@ int init_driver(DriverPath& path, int ordinal);
 
 // Step 2, before the runtime touches the GPU, so the output shows who created it: the primary
 // context, retained and made current; then, do x, y and out fit in the GPU's free memory?
-void open_context(DriverPath& path, std::size_t n, nlohmann::json& extra);
+void open_context(DriverPath& path, std::size_t n, course::Lesson& lesson);
 
 struct DriverSetup {
   const Source& source;
@@ -86,12 +87,12 @@ struct DriverSetup {
   int block, grid;
 };
 
-// Step 3, the GPU rows' setup step (Lesson::add_setup): the load times (printed, and in
-// extra["loading"]), the code this run launches (the CUBIN module, the PTX library, the source
+// Step 3, the GPU rows' setup step (Lesson::add_setup): the load times (printed, and recorded
+// in "loading"), the code this run launches (the CUBIN module, the PTX library, the source
 // compiled again with --fmad=true and loaded), the launch shapes, the buffers and their stream,
 // x and y copied in.
 void load_code(DriverPath& path, const DriverSetup& setup, std::span<const float> x, std::span<const float> y,
-               nlohmann::json& extra);
+               course::Lesson& lesson);
 
 // ---- The rows and what they showed (saxpy_rows.cpp) -------------------------------------------
 // Bitwise comparison of two GPU outputs: how many elements differ, and by how many ulps at most.

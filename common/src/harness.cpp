@@ -150,6 +150,10 @@ Report& Lesson::report() {
   return *state_->report;
 }
 
+void Lesson::record(const std::string& key, nlohmann::json value) {
+  report().extra()[key] = std::move(value);
+}
+
 void Lesson::set_title(std::string title) {
   state_->title = title;
   if (state_->report) state_->report->set_title(std::move(title));

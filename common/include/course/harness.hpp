@@ -289,14 +289,15 @@ class Lesson {
     return slot;
   }
 
-  // --sweep NAME was given (for a sweep declared with declare_sweep).
-  bool sweep_requested(const std::string& name) const;
   // Its values and points; runs after the rows, and only if --sweep named it.
   void add_sweep(Sweep sweep);
 
   // Runs every variant in the order added, then the sweeps that --sweep asked for.
   void run_variants();
   Report& report();
+  // Lesson-specific data (a timeline, a demonstration's result): written under "extra" in the
+  // JSON as report["extra"][key]; recording a key again replaces it.
+  void record(const std::string& key, nlohmann::json value);
   // Prints the table, writes the JSON (--json), returns the exit code (0 or 1).
   int finish();
 
@@ -304,6 +305,7 @@ class Lesson {
   struct State;
   std::unique_ptr<State> state_;
   std::vector<std::unique_ptr<SlotBase>> slots_;  // destroyed first, newest first (~Lesson)
+  bool sweep_requested(const std::string& name) const;  // --sweep NAME was given
   void ensure_gpu_ready();
   void ensure_ceilings(Target target);
   Variant apply_traits(Variant variant, const KernelTraits& traits) const;

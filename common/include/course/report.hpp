@@ -130,7 +130,6 @@ class Report {
   void add_check(const std::string& variant, Target target, VerifyResult check, const std::string& note = "");
   void add_sweep(SweepResult sweep);
   void add_setup(SetupTiming setup);
-  nlohmann::json& extra() { return extra_; }  // lesson-specific data (timelines, demonstrations)
 
   const std::vector<Row>& rows() const { return rows_; }
   const std::vector<SweepResult>& sweeps() const { return sweeps_; }
@@ -161,6 +160,9 @@ class Report {
   void write_json(const std::string& path) const;
 
  private:
+  friend class Lesson;  // lesson-specific data comes in through Lesson::record only
+  nlohmann::json& extra() { return extra_; }  // lesson-specific data (timelines, demonstrations)
+
   std::string lesson_, title_, size_name_, command_line_;
   CommonOptions options_;
   ThroughputUnit unit_;
