@@ -22,6 +22,8 @@ import re
 import sys
 import unicodedata
 
+import doc_check_args  # the command line both Markdown checkers take
+
 PROG = "check_doc_links.py"
 SPACE = r"[ \t\n\r\f\v]"  # [[:space:]]
 FENCE = re.compile(r"^" + SPACE + r"*(```|~~~)")
@@ -32,30 +34,7 @@ SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def usage_error(message):
-    print(f"{PROG}: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
-def parse_command_line(arguments):
-    """(root, pages): --root DIR (default: this checkout) and the pages named, if any."""
-    root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    pages = []
-    while arguments:
-        argument = arguments.pop(0)
-        if argument == "--root":
-            if not arguments or not arguments[0]:
-                usage_error("--root needs a value")
-            if not os.path.isdir(arguments[0]):
-                usage_error(f"--root {arguments[0]}: no such folder")
-            root = os.path.abspath(arguments.pop(0))
-        elif argument in ("-h", "--help"):
-            print(__doc__.strip())
-            sys.exit(0)
-        elif argument.startswith("-"):
-            usage_error(f"unknown flag {argument}")
-        else:
-            pages.append(argument)
-    return root, pages
+    doc_check_args.usage_error(PROG, message)
 
 
 def read_lines(path):
@@ -170,7 +149,7 @@ class Checker:
 def main():
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(encoding="utf-8", errors="surrogateescape")
-    root, pages = parse_command_line(sys.argv[1:])
+    root, pages = doc_check_args.parse_command_line(PROG, __doc__, sys.argv[1:])
     try:
         os.chdir(root)
     except OSError:
