@@ -15,16 +15,14 @@
 #include <limits>
 #include <vector>
 
+#include "course/verify.hpp"
 #include "reduce.hpp"
 
 namespace vector_exp {
 
 const char* reduction_name(Reduction op) { return op == Reduction::sum ? "sum" : "max"; }
 
-double gamma(double depth) {
-  const double du = depth * kUnitRoundoff;
-  return du >= 1 ? std::numeric_limits<double>::infinity() : du / (1 - du);
-}
+double gamma(double depth) { return course::gamma_bound(depth, kUnitRoundoff); }
 
 int ceil_log2(std::size_t n) {
   int levels = 0;

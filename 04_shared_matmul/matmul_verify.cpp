@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "course/verify.hpp"
 #include "matmul.hpp"
 
 namespace matmul {
@@ -28,10 +29,7 @@ namespace {
 constexpr double kUnitRoundoff = 1.0 / 16777216.0;  // 2^-24, float's unit roundoff
 }
 
-double gamma_bound(int k) {
-  const double ku = static_cast<double>(k) * kUnitRoundoff;
-  return ku / (1.0 - ku);
-}
+double gamma_bound(int k) { return course::gamma_bound(k, kUnitRoundoff); }
 
 double rel_l2_bound(int k) { return kNormFactor * std::sqrt(static_cast<double>(std::max(k, 1))) * kUnitRoundoff; }
 

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <vector>
 
+#include "course/verify.hpp"
 #include "fft_convolve.hpp"
 
 namespace fft_convolve {
@@ -40,10 +41,7 @@ double l2_norm(const Image& image) {
 
 }  // namespace
 
-double gamma_bound(std::int64_t n) {
-  const double nu = static_cast<double>(n) * kUnitRoundoff;
-  return nu / (1 - nu);
-}
+double gamma_bound(std::int64_t n) { return course::gamma_bound(static_cast<double>(n), kUnitRoundoff); }
 
 double error_factor(int filter_size, PaddedShape shape) {
   const double direct = gamma_bound(static_cast<std::int64_t>(filter_size) * filter_size);

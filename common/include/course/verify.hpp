@@ -18,10 +18,20 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 
 namespace course {
+
+// float's unit roundoff u = 2^-24 and Higham's gamma(n) = n u / (1 - n u): the bound on the
+// relative error of n float operations in a row (a sum, a dot product), the lessons' tolerances
+// are built from. +inf where n u >= 1: the bound says nothing there.
+inline constexpr double kFloatUnitRoundoff = 0x1p-24;
+inline double gamma_bound(double n, double unit_roundoff = kFloatUnitRoundoff) {
+  const double nu = n * unit_roundoff;
+  return nu >= 1 ? std::numeric_limits<double>::infinity() : nu / (1 - nu);
+}
 
 // A floating-point element passes if ANY enabled per-element criterion holds; with none
 // enabled and no norm bound, exact equality is required. With `rel_l2` set, the relative L2
