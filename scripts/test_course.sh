@@ -61,6 +61,10 @@ else
   echo "== test (no usable GPU: $gpu; GPU tests will be reported as skipped)"
 fi
 # Tests that use the GPU hold the "gpu" resource lock, so running in parallel is safe.
+# The test presets set OMP_WAIT_POLICY=PASSIVE: ctest runs one test per core and each lesson starts
+# one OpenMP thread per core; libgomp's threads spin while they wait, and so many spinning threads
+# starve every other test (on a 16-core H100 machine 06's 1.4 s no-GPU run took 97 s). Tests are
+# never timings, so idle threads sleep instead.
 junit="$course_root/build/$preset/ctest-junit.xml"
 rm -f "$junit"
 status=0
