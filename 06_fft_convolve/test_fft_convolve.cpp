@@ -757,39 +757,45 @@ Filter random_filter(int size, std::uint64_t seed) {
 // 484 and 123 wide need a second warp, with and without float4 rows) or of 4 (no float4 stores),
 // and one of a million pixels; every new method of steps 06 to 08 and 14 to 16 (the separable
 // ones on the Gaussian only, step 14 up to K = 7), one reference for all.
-TEST(GpuBlocked, MatchTheReferenceAtEveryFilterSizeAndAwkwardImages) {
+// One test per filter size, so that ctest runs them side by side (the double-precision references
+// at 1023 x 1025 and K = 63 are most of the time).
+class GpuBlockedAtFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuBlockedAtFilterSize, MatchTheReferenceAtAwkwardImages) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   const Size sizes[] = {{1, 1}, {7, 5}, {5, 7}, {33, 31}, {31, 33}, {64, 260}, {9, 484}, {17, 123}, {1023, 1025}};
-  for (const int k : {1, 3, 5, 7, 9, 15, 31, 63}) {
-    for (const bool separable : {true, false}) {
-      const Filter f = separable ? fft_convolve::gaussian_filter(k) : random_filter(k, seed + static_cast<std::uint64_t>(k));
-      for (const Size& s : sizes) {
-        const Image image = random_image(s, seed);
-        const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
-        for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused", "direct_small", "direct_blocked_2d",
-                                 "separable_streamed"}) {
-          SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
-          const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
-          const bool small_only = std::string(name) == "direct_small";
-          if (small_only) {
-            EXPECT_EQ(result.unsupported.empty(), k <= 7) << result.unsupported;  // K = 1 to 7 compiled
-          }
-          if (!result.unsupported.empty()) {
-            EXPECT_TRUE(!separable || small_only) << result.unsupported;  // else only the random filter may be refused
-            continue;
-          }
-          const course::VerifyResult whole = check(result.output, image, f, reference);
-          EXPECT_TRUE(whole.passed) << whole.summary();
-          const course::VerifyResult border = fft_convolve::verify_border(
-              result.output, reference, s.height, s.width, f,
-              fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-          EXPECT_TRUE(border.passed) << border.summary();
+  const int k = GetParam();
+  for (const bool separable : {true, false}) {
+    const Filter f = separable ? fft_convolve::gaussian_filter(k) : random_filter(k, seed + static_cast<std::uint64_t>(k));
+    for (const Size& s : sizes) {
+      const Image image = random_image(s, seed);
+      const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+      for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused", "direct_small", "direct_blocked_2d",
+                               "separable_streamed"}) {
+        SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
+        const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+        const bool small_only = std::string(name) == "direct_small";
+        if (small_only) {
+          EXPECT_EQ(result.unsupported.empty(), k <= 7) << result.unsupported;  // K = 1 to 7 compiled
         }
+        if (!result.unsupported.empty()) {
+          EXPECT_TRUE(!separable || small_only) << result.unsupported;  // else only the random filter may be refused
+          continue;
+        }
+        const course::VerifyResult whole = check(result.output, image, f, reference);
+        EXPECT_TRUE(whole.passed) << whole.summary();
+        const course::VerifyResult border = fft_convolve::verify_border(
+            result.output, reference, s.height, s.width, f,
+            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
+        EXPECT_TRUE(border.passed) << border.summary();
       }
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuBlockedAtFilterSize, ::testing::Values(1, 3, 5, 7, 9, 15, 31, 63),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
 // A NaN in the image reaches exactly the outputs whose window holds it (no tap of 0 times a stale
 // value elsewhere): the blocked kernels read only the pixels they need into their sums.
