@@ -7,7 +7,8 @@
 //   black_scholes_cpu.cpp    CPU: one thread, scalar, as the classic wrote it (a teaching row)
 //   black_scholes_simd.cpp   CPU: glibc's vector exp and log on SIMD lanes, one thread and OpenMP
 //   reference.cpp            long double references (polynomial and exact CND), error bounds, checks
-//   kernels/NN_name.cu       the GPU kernels, one per file, listed in kernels/registry.inc
+//   kernels/NN_name.cu       the GPU kernels, one step per file (its kernel and its launcher), listed
+//                            in kernels/registry.inc; they share only the formula and its device math
 //   exercises/               the digital call: starter and solution (exercises.hpp)
 #pragma once
 
@@ -16,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -185,6 +187,20 @@ PricingArgs<T> make_args(const T* price, const T* strike, const T* years, T* cal
           make_coefficients(static_cast<T>(market.rate), static_cast<T>(market.volatility)), block_size};
 }
 
+// The five device arrays as one kernel argument, by value (kernels 02 to 05 take them so).
+template <class T>
+struct Arrays {
+  const T* __restrict__ price;
+  const T* __restrict__ strike;
+  const T* __restrict__ years;
+  T* __restrict__ call;
+  T* __restrict__ put;
+};
+template <class T>
+Arrays<T> arrays_of(const PricingArgs<T>& args) {
+  return {args.price, args.strike, args.years, args.call, args.put};
+}
+
 // Every kernel's launcher: prices args.count options in `stream`, launch checked; one per precision.
 template <class T>
 using PriceFn = void (*)(const PricingArgs<T>& args, cudaStream_t stream);
@@ -220,6 +236,13 @@ inline std::vector<course::KernelEntry<Launcher>> restrict_precisions(
 }
 
 inline constexpr int kDefaultBlock = 256;  // threads per block when args.block_size is 0
+
+// The kernels' grid, checked: a grid has at most 2^31 - 1 blocks in x (std::length_error, naming
+// the kernel, past that).
+inline unsigned checked_grid(std::size_t blocks, const char* kernel) {
+  if (blocks > 2147483647ull) throw std::length_error(std::string(kernel) + ": more blocks than a grid may have");
+  return static_cast<unsigned>(blocks);
+}
 
 // The same pricing through Thrust (library.cu), the row the kernels are compared with: a
 // transform over zip iterators, (S, X, T) in and (call, put) out, the headline's formula.

@@ -66,6 +66,43 @@ struct HostMath {
   template <class A, class B> static auto div(A a, B b) { return a / b; }
 };
 
+#if defined(__CUDACC__)
+namespace detail {
+
+// The math policies of the GPU kernels (kernels/NN_name.cu).
+// DeviceMath: the accurate functions of CUDA's math library: expf within 2 ulp, logf 1 ulp,
+// rsqrtf 2 ulp; in double exp and log within 1 ulp, rsqrt 1 ulp. Division and sqrt are
+// IEEE-rounded (nvcc's defaults, -prec-div=true -prec-sqrt=true).
+struct DeviceMath {
+  __device__ static float exp(float x) { return ::expf(x); }
+  __device__ static double exp(double x) { return ::exp(x); }
+  __device__ static float log(float x) { return ::logf(x); }
+  __device__ static double log(double x) { return ::log(x); }
+  __device__ static float sqrt(float x) { return ::sqrtf(x); }
+  __device__ static double sqrt(double x) { return ::sqrt(x); }
+  __device__ static float rsqrt(float x) { return ::rsqrtf(x); }
+  __device__ static double rsqrt(double x) { return ::rsqrt(x); }
+  template <class A, class B>
+  __device__ static auto div(A a, B b) {
+    return a / b;
+  }
+};
+
+// FastMath: the special-function unit's approximations (float only; CUDA Programming Guide,
+// intrinsic functions): __expf within 2 + floor(|1.173 x|) ulp, __logf within 2^-21.41 absolute
+// for x in [0.5, 2] and 3 ulp elsewhere, __fdividef 2 ulp, rsqrtf 2 ulp. A few instructions each
+// where the accurate ones take tens. Denormal results flush to zero.
+struct FastMath {
+  __device__ static float exp(float x) { return __expf(x); }
+  __device__ static float log(float x) { return __logf(x); }
+  __device__ static float sqrt(float x) { return __fsqrt_rn(x); }
+  __device__ static float rsqrt(float x) { return ::rsqrtf(x); }
+  __device__ static float div(float a, float b) { return __fdividef(a, b); }
+};
+
+}  // namespace detail
+#endif
+
 // |d|, written so that it works for scalars and for the CPU's vector types alike.
 template <class T, class V>
 BS_HD V magnitude(const V& d) {

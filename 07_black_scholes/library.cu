@@ -15,7 +15,6 @@
 #include "black_scholes.hpp"
 #include "course/check.hpp"
 #include "course/check_thrust.hpp"
-#include "kernels/pricing.cuh"
 
 namespace black_scholes {
 
@@ -26,8 +25,8 @@ template <class T>
 struct PriceOption {
   Coefficients<T> market;
   __device__ thrust::tuple<T, T> operator()(const thrust::tuple<T, T, T>& option) const {
-    const Prices<T> p = detail::SharedExpPricer<detail::DeviceMath>{}(thrust::get<0>(option), thrust::get<1>(option),
-                                                                      thrust::get<2>(option), market);
+    const Prices<T> p = price_shared_exp<detail::DeviceMath, T>(thrust::get<0>(option), thrust::get<1>(option),
+                                                                thrust::get<2>(option), market);
     return thrust::make_tuple(p.call, p.put);
   }
 };

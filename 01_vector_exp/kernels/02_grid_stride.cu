@@ -5,6 +5,9 @@
 // waves of them. Each thread handles i, i + stride, i + 2 * stride, ..., where stride is the
 // number of threads in the grid; on every trip neighbouring threads touch neighbouring
 // addresses, so the warp's loads are coalesced.
+//
+// What changed from step 1: the kernel's if became a loop (i += stride), and the launcher sizes
+// the grid to the GPU (kWaves waves of resident blocks) instead of to n.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -8,7 +8,11 @@
 // is used), computes, stores, and exits; the hardware's block scheduler hands the next tile to
 // whichever SM has room. That is the shape a library's elementwise kernels use. The few
 // elements before the first 16-byte boundary and after the last whole vector are done by the
-// first threads of the grid, one by one.
+// first threads of the grid, one by one (exp_head_and_tail, kernels/scalar_ends.cuh).
+//
+// What changed from step 4: no loop. Step 4's grid strides over the vectors one per thread per
+// trip; here each block takes one tile of --ilp x blockDim.x vectors, all its loads first, and the
+// grid is as large as the array needs (course::float4_split: the head, the vectors, the blocks).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,7 +20,6 @@
 #include <stdexcept>
 
 #include "course/check.hpp"
-#include "kernels/grid_stride_ilp.cuh"
 #include "kernels/scalar_ends.cuh"
 #include "vector_exp.hpp"
 
@@ -48,6 +51,7 @@ __global__ void exp_one_pass(const float* __restrict__ x, float* __restrict__ y,
 
 using OnePassKernel = void (*)(const float*, float*, std::size_t, std::size_t, std::size_t);
 
+// --ilp is a run-time flag, kVectors a compile-time constant: one instantiation per allowed value.
 OnePassKernel pick(int vectors_per_thread) {
   switch (vectors_per_thread) {
     case 1: return exp_one_pass<1>;
@@ -65,7 +69,7 @@ course::LaunchShape launch_one_pass(const float* x, float* y, std::size_t n, con
   if (n == 0) return {};
   const auto grid = course::float4_split(n, static_cast<std::size_t>(config.ilp) * config.block_size, config.block_size,
                                          "one_pass", x, y);
-  if (!grid) return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
+  if (!grid) return launch_grid_stride_ilp(x, y, n, config, stream);  // x and y cannot both be aligned: step 3
   const auto [head, vectors, blocks] = *grid;
   pick(config.ilp)<<<static_cast<unsigned>(blocks), config.block_size, 0, stream>>>(x, y, head, vectors, n);
   CUDA_CHECK_LAUNCH("exp_one_pass");

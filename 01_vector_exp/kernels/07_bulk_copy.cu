@@ -16,6 +16,10 @@
 // The row is skipped on GPUs older than 9.0 (.min_cc in the registry). Built without sm_90 code
 // (for example only for sm_80 and run on a Hopper), the kernel loads and stores through
 // registers instead, as one_pass does: the result is the same, the row's speed one_pass's.
+//
+// What changed from step 5: the tile goes through shared memory by the copy unit, --tile floats
+// per block, instead of through registers, --ilp float4s per thread; the scalar ends
+// (kernels/scalar_ends.cuh) and the fallback for unalignable pointers (step 3) are step 5's.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,7 +28,6 @@
 
 #include "course/bulk_copy.cuh"
 #include "course/check.hpp"
-#include "kernels/grid_stride_ilp.cuh"
 #include "kernels/scalar_ends.cuh"
 #include "vector_exp.hpp"
 
@@ -71,7 +74,7 @@ course::LaunchShape launch_bulk_copy(const float* x, float* y, std::size_t n, co
   }
   const unsigned tile_vectors = static_cast<unsigned>(config.tile / 4);
   const auto grid = course::float4_split(n, tile_vectors, config.block_size, "bulk_copy", x, y);
-  if (!grid) return detail::launch_ilp<false>(x, y, n, config, stream);  // x and y cannot both be aligned
+  if (!grid) return launch_grid_stride_ilp(x, y, n, config, stream);  // x and y cannot both be aligned: step 3
   const auto [head, vectors, blocks] = *grid;
   // The tile: up to 16,384 floats = 64 KiB; above 48 KiB of dynamic shared memory a kernel must
   // opt in (once per kernel is enough; cheap).

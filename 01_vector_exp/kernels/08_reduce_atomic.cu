@@ -10,6 +10,9 @@
 // gamma(n - 1) sum |x|, since any element may be added to a long running total.
 // A max has no float atomicMax; the usual trick is below: for floats of one sign the bit
 // patterns order like the numbers (as int for x >= 0, reversed as unsigned for x < 0).
+//
+// What changed from part one (steps 1 to 7): the output is one value instead of n, so threads
+// must combine their results; the loop is step 2's grid-stride loop.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -7,6 +7,8 @@
 // (step 12's kernel), the sum of exp(x - m) (the same kernel shape, with expf before adding),
 // then y = exp(x - m) / S (softmax_normalize.cuh). x is read three times and y written once:
 // 16 bytes per element. m and S stay on the device between the launches.
+// Changed from step 12: the reduction becomes two of softmax's three passes (the max, then the sum
+// of exp(x - m)), and a third pass writes y.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -10,7 +10,6 @@
 
 #include "course/check.hpp"
 #include "exercises/exercises.hpp"
-#include "kernels/pricing.cuh"
 
 namespace black_scholes::exercises {
 

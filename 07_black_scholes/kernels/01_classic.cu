@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "black_scholes.hpp"
-#include "kernels/pricing.cuh"
+#include "course/check.hpp"
 
 namespace black_scholes {
 
@@ -34,7 +34,7 @@ template <class T>
 void launch_classic(const PricingArgs<T>& args, cudaStream_t stream) {
   if (args.count == 0) return;
   const int block = args.block_size > 0 ? args.block_size : kDefaultBlock;
-  const unsigned grid = detail::checked_grid((args.count + block - 1) / block, "classic_kernel");
+  const unsigned grid = checked_grid((args.count + block - 1) / block, "classic_kernel");
   classic_kernel<T><<<grid, block, 0, stream>>>(args.price, args.strike, args.years, args.call, args.put,
                                                 args.count, args.market.rate, args.market.volatility);
   CUDA_CHECK_LAUNCH("classic_kernel");
