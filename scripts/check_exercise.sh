@@ -251,6 +251,39 @@ if grep -q '^\[  SKIPPED \] ' <<<"$output"; then
     exit 3
   fi
 fi
+# A bug exercise with a tool (the table's column after sha256): the same test under
+# compute-sanitizer, whose first report is the FAIL line's reason (a race or an out-of-bounds
+# access may leave the results right, so the test alone can pass).
+tool=""
+[ "$kind" != bug ] || tool="$target"
+if [ -n "$tool" ]; then
+  sanitizer="$(command -v compute-sanitizer || true)"
+  [ -n "$sanitizer" ] || [ ! -x /usr/local/cuda/bin/compute-sanitizer ] || sanitizer=/usr/local/cuda/bin/compute-sanitizer
+  if [ -z "$sanitizer" ]; then
+    echo "== compute-sanitizer was not found (it comes with the CUDA Toolkit, in its bin folder): the test runs without --tool $tool"
+  else
+    echo "== run $test_name under compute-sanitizer --tool $tool"
+    tool_output="$(COURSE_REQUIRE_GPU=0 timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 10 \
+      "$binary" --gtest_also_run_disabled_tests --gtest_filter="$test_name" --gtest_color=no 2>&1)" && tool_status=0 || tool_status=$?
+    if [ "$tool_status" -eq 124 ] || [ "$tool_status" -eq 137 ]; then
+      echo "STOPPED: $name: its check under compute-sanitizer ran past $limit s (--timeout) and was stopped"
+      exit 3
+    fi
+    # The report's first error ("Error: Race reported between Write access at ... and Read
+    # access at ...", "Invalid __global__ write of size 4 bytes at ...", "Barrier error ..."),
+    # its continuation line joined, and the tool's summary.
+    found="$(printf '%s\n' "$tool_output" | awk '
+      started && /^=========[[:space:]]+(and|at) / { sub(/^=========[[:space:]]+/, ""); line = line " " $0; next }
+      started { exit }
+      /^========= (Error|Invalid|Barrier|Uninitialized|Race)/ { sub(/^========= /, ""); line = $0; started = 1 }
+      END { print line }')"
+    summary="$(printf '%s\n' "$tool_output" | grep -m1 -E '^========= [A-Z]+ SUMMARY' | sed 's/^========= //')"
+    if [ -n "$found" ] || [ "$tool_status" -eq 99 ]; then
+      echo "FAIL: $name: compute-sanitizer --tool $tool reported: ${found:-errors (run it: $sanitizer --tool $tool $binary --gtest_also_run_disabled_tests --gtest_filter=$test_name)}${summary:+ ($summary)}"
+      exit 1
+    fi
+  fi
+fi
 if [ "$status" -eq 0 ] && grep -q '^\[       OK \] ' <<<"$output"; then
   echo "PASS: $name"
   exit 0

@@ -26,6 +26,8 @@
 #                 by COURSE_BUILD_DIR, one line, exit 2, nothing built there; as this checkout's
 #                 build/release (in a scratch copy of the scripts), moved aside in one line and a
 #                 fresh one configured
+#   sanitizer     a bug exercise with a compute-sanitizer tool (a stand-in build and tool): a race
+#                 the test itself passes FAILs naming the tool's report; no report, PASS
 #   reasons       the FAIL line's reason (scripts/gtest_failure_reason.awk) from Google Test
 #                 outputs of the kinds the exercises' tests print, and none from a crashed test
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -134,7 +136,12 @@ case_records() {
       [ -n "$run_args" ] || fail "$lesson $name: no run arguments"
       [[ "$run_args" != *--kernel* && "$run_args" != *--json* ]] || fail "$lesson $name: the check adds --kernel and --json itself"
     else
-      [ -z "$target" ] || fail "$lesson $name: a $kind exercise has no target, ceiling or run (they are for fast ones)"
+      [ -z "$ceiling" ] || fail "$lesson $name: a $kind exercise has no target, ceiling or run (they are for fast ones)"
+      if [ -n "$target" ]; then  # a bug exercise's compute-sanitizer tool
+        [ "$kind" = bug ] && [[ "$target" =~ ^(memcheck|racecheck|synccheck|initcheck)$ ]] ||
+          fail "$lesson $name: '$target' after the SHA-256: only a bug exercise names a tool there (memcheck, racecheck, synccheck, initcheck)"
+        [ "$needs" = gpu ] || fail "$lesson $name: a compute-sanitizer check needs a GPU (needs gpu)"
+      fi
       [[ "$check" == *.DISABLED_* ]] || fail "$lesson $name: the check $check is not DISABLED_ (the shipped starter fails it)"
       grep -q "${check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${check#*.} in $lesson/test_*.cpp"
       grep -q "${solution_check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${solution_check#*.}"
@@ -356,8 +363,47 @@ EOF
   echo "ok: build/release of another checkout -> moved aside, a fresh one configured"
 }
 
+# A bug exercise with a tool (05 scan_race: racecheck), against a stand-in build whose test passes
+# and a stand-in compute-sanitizer: reporting a race (exit 99), the FAIL line names it; silent, PASS.
+case_sanitizer() {
+  local build="$work/build" tool last
+  tool="$(awk '!/^#/ && $1 == "05_mandelbrot" && $2 == "scan_race" {print $9}' "$table")"
+  [ "$tool" = racecheck ] || fail "05 scan_race: tool '$tool' in $table, expected racecheck"
+  mkdir -p "$build/bin" "$work/fakebin"
+  printf 'CMAKE_HOME_DIRECTORY:INTERNAL=%s\n' "$root" >"$build/CMakeCache.txt"
+  printf '#!/bin/sh\nexit 0\n' >"$work/fakebin/cmake"
+  printf '#!/bin/sh\necho "[ RUN      ] GpuScanExercise.X"\necho "[       OK ] GpuScanExercise.X (3 ms)"\n' >"$build/bin/05_mandelbrot_tests"
+  cat >"$work/fakebin/compute-sanitizer" <<'EOF'
+#!/bin/sh
+echo "========= COMPUTE-SANITIZER"
+shift 6  # --tool T --error-exitcode 99 --print-limit 10: the program and its arguments follow
+"$@"
+if [ -f "$(dirname "$0")/race" ]; then
+  echo "========= Error: Race reported between Write access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x2a0 in scan_race_starter.cu:33"
+  echo "=========     and Read access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x250 in scan_race_starter.cu:32 [7936 hazards]"
+  echo "========= "
+  echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+  exit 99
+fi
+echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+EOF
+  chmod +x "$work/fakebin/cmake" "$work/fakebin/compute-sanitizer" "$build/bin/05_mandelbrot_tests"
+  : >"$work/fakebin/race"
+  capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 05 scan_race
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 1 ] && [ "$last" = "FAIL: scan_race: compute-sanitizer --tool racecheck reported: Error: Race reported between Write access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x2a0 in scan_race_starter.cu:33 and Read access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x250 in scan_race_starter.cu:32 [7936 hazards] (RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings))" ] ||
+    fail "a race the test does not see: exit $status: $last"
+  echo "ok: a race the test itself passes -> exit 1: $last"
+  rm "$work/fakebin/race"
+  capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 05 scan_race --solution
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 0 ] && [ "$last" = "PASS: scan_race" ] || fail "no race: exit $status: $last"
+  echo "ok: no race, the test passes -> exit 0: $last"
+}
+
 case "${1:-}" in
   usage) case_usage ;;
+  sanitizer) case_sanitizer ;;
   fast) case_fast ;;
   foreign) case_foreign ;;
   hints) case_hints ;;
@@ -365,5 +411,5 @@ case "${1:-}" in
   records) case_records ;;
   reasons) case_reasons ;;
   stalled) case_stalled ;;
-  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled|hints|fast|foreign" >&2; exit 2 ;;
+  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled|hints|fast|foreign|sanitizer" >&2; exit 2 ;;
 esac
