@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/check.hpp"
@@ -569,6 +570,33 @@ void expect_every_instance_matches(const std::string& file) {
       SCOPED_TRACE(instances[i] + ", " + trace(n, 1.1f, seed));
       const Inputs inputs = random_inputs(n, seed);
       for (const course::LaunchShape launch : {course::LaunchShape{1, 32}, course::LaunchShape{13, 128}, course::LaunchShape{512, 256}}) {
+        ASSERT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
+                              cpu_saxpy(1.1f, inputs)));
+      }
+    }
+  }
+}
+
+// Exercise 3 (make it fast, checked by ./scripts/check_exercise.sh 08 coalesce_saxpy through the
+// lesson's own run): the starter and the solution are both right, at awkward sizes, on the
+// lesson's launch for a --kernel-file (one thread per element) and on grids smaller than that.
+TEST(GpuSaxpyFastExercise, StarterAndSolutionMatchTheCpu) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
+      session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
+  const std::uint64_t seed = course::fresh_seed();
+  for (const auto& [file, entry] : {std::pair<std::string, std::string>{"coalesce_saxpy_starter.cu", "coalesce_starter"},
+                                    std::pair<std::string, std::string>{"coalesce_saxpy_solution.cu", "coalesce_solution"}}) {
+    const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/" + file);
+    const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, file, target, with_names({}));
+    const course::driver::Module module(compiled.image.data());
+    const CUfunction function = module.function(entry);
+    for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{33}, std::size_t{1023}, std::size_t{(1u << 20) + 3}}) {
+      SCOPED_TRACE(file + ", " + trace(n, 1.1f, seed));
+      const Inputs inputs = random_inputs(n, seed);
+      for (const course::LaunchShape launch : {driver_saxpy::one_thread_per_element(n, 256), course::LaunchShape{1, 32},
+                                               course::LaunchShape{13, 96}}) {
         ASSERT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
                               cpu_saxpy(1.1f, inputs)));
       }

@@ -123,18 +123,26 @@ case_records() {
       [ "$needs" = gpu ] || fail "$lesson $name: a fast exercise is timed on a GPU (needs gpu)"
       local registry="$root/$lesson/exercises/registry.inc" solution_file="$root/$lesson/${starter/_starter/_solution}"
       [ -f "$solution_file" ] && [ "$solution_file" != "$root/$lesson/$starter" ] || fail "$lesson $name: no solution next to $starter"
-      for kernel in "$check" "$solution_check"; do
-        awk -v k="COURSE_KERNEL($kernel," 'index($0, k) == 1 {found = 1; on = 0} found && /\.on_request = true/ {on = 1}
-             found && /\)[[:space:]]*$/ {exit} END {exit !(found && on)}' "$registry" ||
-          fail "$lesson $name: $kernel is not a line of $lesson/exercises/registry.inc with .on_request = true"
-      done
-      grep -q "launch_$check\b" "$root/$lesson/$starter" || fail "$lesson $name: $starter does not define launch_$check"
-      grep -q "launch_$solution_check\b" "$solution_file" || fail "$lesson $name: ${solution_file#"$root/"} does not define launch_$solution_check"
+      if [[ "$run_args" == *"{kernel}"* ]]; then
+        # A kernel file the lesson compiles at run time (08's --kernel-file {file} --entry {kernel}).
+        [[ "$run_args" == *"{file}"* ]] || fail "$lesson $name: a run with {kernel} names the file too ({file})"
+        grep -q "__global__ void $check(" "$root/$lesson/$starter" || fail "$lesson $name: $starter has no kernel $check"
+        grep -q "__global__ void $solution_check(" "$solution_file" || fail "$lesson $name: ${solution_file#"$root/"} has no kernel $solution_check"
+      else
+        for kernel in "$check" "$solution_check"; do
+          awk -v k="COURSE_KERNEL($kernel," 'index($0, k) == 1 {found = 1; on = 0} found && /\.on_request = true/ {on = 1}
+               found && /\)[[:space:]]*$/ {exit} END {exit !(found && on)}' "$registry" ||
+            fail "$lesson $name: $kernel is not a line of $lesson/exercises/registry.inc with .on_request = true"
+        done
+        grep -q "launch_$check\b" "$root/$lesson/$starter" || fail "$lesson $name: $starter does not define launch_$check"
+        grep -q "launch_$solution_check\b" "$solution_file" || fail "$lesson $name: ${solution_file#"$root/"} does not define launch_$solution_check"
+      fi
       [[ "$target" =~ ^[0-9]+$ ]] && [ "$target" -ge 1 ] && [ "$target" -le 100 ] ||
         fail "$lesson $name: target '$target' is not a percentage (1 to 100)"
       [[ "$ceiling" =~ ^[a-z0-9_]+$ ]] || fail "$lesson $name: ceiling '$ceiling' is not a ceiling's name"
       [ -n "$run_args" ] || fail "$lesson $name: no run arguments"
-      [[ "$run_args" != *--kernel* && "$run_args" != *--json* ]] || fail "$lesson $name: the check adds --kernel and --json itself"
+      [[ " $run_args " != *" --kernel "* && " $run_args " != *" -k "* && "$run_args" != *--json* ]] ||
+        fail "$lesson $name: the check adds --kernel (or {kernel}) and --json itself"
     else
       [ -z "$ceiling" ] || fail "$lesson $name: a $kind exercise has no target, ceiling or run (they are for fast ones)"
       if [ -n "$target" ]; then  # a bug exercise's compute-sanitizer tool
