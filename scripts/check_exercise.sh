@@ -3,7 +3,9 @@
 # to the reference, then prints one line. A "make it fast" exercise (kind fast in the table) is
 # checked by the lesson's own benchmark instead: the lesson's program runs your kernel
 # (--kernel), verifies it and times it against the ceiling it measures in the same run, and the
-# row's efficiency must reach the exercise's target.
+# row's efficiency must reach the exercise's target. A "find the bug" exercise whose row names a
+# compute-sanitizer tool (racecheck, memcheck, ...) also runs its test under that tool, and the
+# FAIL line carries the tool's first report.
 #
 # Usage: ./scripts/check_exercise.sh LESSON [NAME] [--solution] [--timeout SECONDS] [--hint]
 #   LESSON      04 or 04_shared_matmul
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
       [[ "$1" =~ ^[0-9]{1,6}$ ]] && [ "$1" -ge 1 ] || fail_usage "--timeout $1: give whole seconds, 1 or more"
       limit="$1"
       shift ;;
-    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 0 ;;
     -*) fail_usage "unknown flag $argument ($usage)" ;;
     *)
       if [ -z "$lesson_arg" ]; then lesson_arg="$argument"
