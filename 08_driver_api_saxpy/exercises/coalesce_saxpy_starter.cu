@@ -1,8 +1,8 @@
 // Lesson 08, exercise 3 (make it fast): a SAXPY of your own, compiled at run time, that reaches the
 // device copy. The lesson compiles this file with NVRTC and launches it through the driver API in
 // place of its own kernel (--kernel-file), one thread per element, and verifies every element:
-//   08_driver_api_saxpy --kernel-file 08_driver_api_saxpy/exercises/coalesce_saxpy_starter.cu \
-//       --entry coalesce_starter --skip-cpu
+//   08_driver_api_saxpy --kernel-file 08_driver_api_saxpy/exercises/coalesce_saxpy_starter.cu
+//     --entry coalesce_starter --skip-cpu
 // As shipped it is right and slow: the array is seen as 32 columns, and lane l of warp w takes
 // element l * rows + w, so the 32 threads of a warp touch 32 elements `rows` floats apart, 32
 // memory sectors for 128 useful bytes, for x, y and out alike.
