@@ -18,7 +18,7 @@
 # The exercises, their starter files and their tests are listed in scripts/exercises.txt.
 #
 # Prints "PASS: <exercise>" (exit 0) or "FAIL: <exercise>: <the first failed check>" (exit 1); for
-# a fast exercise "FAIL: <exercise>: 41.2% of d2d_copy, target >= 80%".
+# a fast exercise "FAIL: <exercise>: 41.2% of d2d_copy, target >= 75%".
 # Exit 2: an unknown lesson or exercise, or a bad command line. Exit 3: the exercise needs a GPU
 # and none is usable (the starter was still compiled: NEEDS A GPU), or its check ran past
 # --timeout. The build is the release preset's (build/release, configured if needed; one

@@ -5,7 +5,7 @@
 // at a time, so the whole GPU keeps only a few thousand loads waiting on memory, far fewer than
 // it takes to cover the memory's latency at its bandwidth (section "Little's law" of the page).
 //
-// Goal: at least 80% of the device copy (the d2d_copy ceiling the same run measures), as
+// Goal: at least 75% of the device copy (the d2d_copy ceiling the same run measures), as
 //   ./scripts/check_exercise.sh 02 occupancy
 // reports. Change the kernel, the launcher or both; keep the launcher's name and signature, and
 // keep every element right (the check verifies c like every row of the lesson). Hints:

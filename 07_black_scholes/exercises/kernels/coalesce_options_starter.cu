@@ -6,7 +6,7 @@
 // 128 bytes apart, one memory sector per thread for 4 useful bytes, and they store the calls
 // and puts the same way. The memory system moves several times what the kernel uses.
 //
-// Goal (float, the lesson's default options): at least 80% of the device copy, the d2d_copy
+// Goal (float, the lesson's default options): at least 75% of the device copy, the d2d_copy
 // ceiling the same run measures, as
 //   ./scripts/check_exercise.sh 07 coalesce_options
 // reports. Keep the launcher's name and signature and the formula (price_classic with the
