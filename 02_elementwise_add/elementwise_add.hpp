@@ -67,6 +67,7 @@ using Launcher = course::LaunchShape (*)(const float* a, const float* b, float* 
   course::LaunchShape launch_##name(const float* a, const float* b, float* c, std::size_t n,                 \
                                     const LaunchConfig& config, cudaStream_t stream);
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"
 #undef COURSE_KERNEL
 
 // The registry: every kernel above, in the order of the progression, with its traits;
@@ -74,6 +75,7 @@ using Launcher = course::LaunchShape (*)(const float* a, const float* b, float* 
 inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #define COURSE_KERNEL COURSE_KERNEL_ENTRY
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"  // the "make it fast" exercise: runs only when --kernel names it
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)

@@ -65,6 +65,7 @@ using Launcher = course::LaunchShape (*)(const float* x, float* y, std::size_t n
   course::LaunchShape launch_##name(const float* x, float* y, std::size_t n, const Transform& transform, \
                                     cudaStream_t stream);
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"
 #undef COURSE_KERNEL
 
 struct Transform {
@@ -78,6 +79,7 @@ struct Transform {
 inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #define COURSE_KERNEL COURSE_KERNEL_ENTRY
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"  // the "make it fast" exercise: runs only when --kernel names it
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)

@@ -53,6 +53,7 @@ struct Shape {
 // Each launcher enqueues its kernel in `stream` and checks the launch (course::ApiError on failure).
 #define COURSE_KERNEL(name, summary, ...) void launch_##name(const MatmulArgs& args, cudaStream_t stream);
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"
 #undef COURSE_KERNEL
 
 using Launcher = void (*)(const MatmulArgs&, cudaStream_t);
@@ -62,6 +63,7 @@ using Launcher = void (*)(const MatmulArgs&, cudaStream_t);
 inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #define COURSE_KERNEL COURSE_KERNEL_ENTRY
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"  // the "make it fast" exercise: runs only when --kernel names it
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)

@@ -126,7 +126,10 @@ void print_device() {
 
 std::vector<Candidate> all_candidates(bool variants) {
   std::vector<Candidate> candidates;
-  for (const auto& k : matmul::kernels()) candidates.push_back({std::string(k.name), k.launch, k.traits.max_reps});
+  for (const auto& k : matmul::kernels()) {
+    if (k.traits.on_request) continue;  // an exercise's kernel, not a step
+    candidates.push_back({std::string(k.name), k.launch, k.traits.max_reps});
+  }
   if (variants) {
     for (auto list : {matmul::tuning::warp_tiled_configs(), matmul::tuning::double_buffered_configs(),
                       matmul::tuning::cp_async_configs(), matmul::tuning::cp_async_16b_configs(),

@@ -332,4 +332,56 @@ TEST(GpuCdf, BlockScanAndCubEqualThePartialSum) {
   }
 }
 
+// ---- Exercise 3 (find the bug, on a GPU): the block scan with a race -----------------------------
+
+// The scan of `launch` on bins of every awkward length (one tile, a tile and a bit, many tiles)
+// against the CPU's prefix sum, bin for bin, from a poisoned cdf. "" when every cdf matches.
+using ScanLaunch = void (*)(const std::uint32_t*, std::uint32_t*, int, cudaStream_t);
+std::string scan_mismatch(ScanLaunch launch) {
+  for (const int num_bins : {1, 31, 33, 1023, 1024, 1025, 4099, 12288}) {
+    std::mt19937 rng(static_cast<unsigned>(num_bins));
+    std::uniform_int_distribution<std::uint32_t> value(0, 5000);
+    std::vector<std::uint32_t> bins(static_cast<std::size_t>(num_bins));
+    for (auto& b : bins) b = value(rng);
+    std::vector<std::uint32_t> expected(bins.size());
+    std::inclusive_scan(bins.begin(), bins.end(), expected.begin());
+    course::DeviceBuffer<std::uint32_t> d_bins(bins.size()), d_cdf(bins.size());
+    d_bins.copy_from_host(bins);
+    d_cdf.poison();
+    launch(d_bins.data(), d_cdf.data(), num_bins, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<std::uint32_t> cdf(bins.size());
+    d_cdf.copy_to_host(cdf);
+    for (std::size_t i = 0; i < cdf.size(); ++i) {
+      if (cdf[i] != expected[i]) {
+        return "num_bins = " + std::to_string(num_bins) + ": cdf[" + std::to_string(i) + "] = " + std::to_string(cdf[i]) +
+               ", expected " + std::to_string(expected[i]);
+      }
+    }
+  }
+  return "";
+}
+
+TEST(GpuScanExercise, SolutionMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::string mismatch = scan_mismatch(mandelbrot::exercises::launch_scan_race_solution);
+  EXPECT_TRUE(mismatch.empty()) << mismatch;
+}
+
+// The student's check (./scripts/check_exercise.sh 05 scan_race runs it under compute-sanitizer
+// --tool racecheck, which reports the starter's race whether or not the results come out right).
+TEST(GpuScanExercise, DISABLED_StarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::string mismatch = scan_mismatch(mandelbrot::exercises::launch_scan_race_starter);
+  EXPECT_TRUE(mismatch.empty()) << mismatch;
+}
+
+// The starter as shipped, run once without checking its results: the test
+// 05_mandelbrot.sanitizer.scan_race_starter runs this one under racecheck and expects the race.
+TEST(GpuScanExercise, StarterAsShippedRuns) {
+  COURSE_SKIP_IF_STARTER_EDITED("05_mandelbrot", "scan_race");
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  (void)scan_mismatch(mandelbrot::exercises::launch_scan_race_starter);
+}
+
 }  // namespace

@@ -244,6 +244,7 @@ class GpuConvolver {
 // One line per kernel of kernels/registry.inc: std::unique_ptr<GpuConvolver> launch_direct_tiled(const GpuProblem&); ...
 #define COURSE_KERNEL(name, summary, ...) std::unique_ptr<GpuConvolver> launch_##name(const GpuProblem& problem);
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"
 #undef COURSE_KERNEL
 
 using Launcher = std::unique_ptr<GpuConvolver> (*)(const GpuProblem&);
@@ -253,6 +254,7 @@ using Launcher = std::unique_ptr<GpuConvolver> (*)(const GpuProblem&);
 inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #define COURSE_KERNEL COURSE_KERNEL_ENTRY
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"  // the "make it fast" exercise: runs only when --kernel names it
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)

@@ -210,12 +210,14 @@ using Launcher = course::TypedLauncher<PriceFn>;
   template <class T>                      \
   void launch_##name(const PricingArgs<T>& args, cudaStream_t stream);
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"
 #undef COURSE_KERNEL
 
 // The registry: every kernel above, in the order of the progression, with its traits.
 inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #define COURSE_KERNEL COURSE_TYPED_KERNEL_ENTRY
 #include "kernels/registry.inc"
+#include "exercises/registry.inc"  // the "make it fast" exercise: runs only when --kernel names it
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)  // kernels() and kernel(name)

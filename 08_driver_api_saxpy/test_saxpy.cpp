@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/check.hpp"
@@ -286,17 +287,17 @@ TEST(SaxpyLaunch, MisalignedPointersAreRefusedBeforeAnyLaunch) {
 
 // ---- The exercise (compiled at run time: no GPU needed) --------------------------------------------
 TEST(SaxpyExercise, NameExpressionsGiveTheMangledNamesOfEachInstance) {
-  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/solution/saxpy_template.cu");
+  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/saxpy_template_solution.cu");
   const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
   const driver_saxpy::Compiled compiled =
-      driver_saxpy::compile(source, "saxpy_template.cu", target, with_names({"saxpy_ilp<1>", "saxpy_ilp<4>"}));
+      driver_saxpy::compile(source, "saxpy_template_solution.cu", target, with_names({"saxpy_ilp<1>", "saxpy_ilp<4>"}));
   ASSERT_EQ(compiled.lowered_names.size(), 2u);
   EXPECT_EQ(compiled.lowered_names[0], "_Z9saxpy_ilpILi1EEvfPKfS1_Pfy");
   EXPECT_EQ(compiled.lowered_names[1], "_Z9saxpy_ilpILi4EEvfPKfS1_Pfy");
   const std::vector<std::string> entries = driver_saxpy::ptx_entries(compiled.ptx);
   EXPECT_EQ(entries.size(), 2u) << "only the instances asked for are compiled";
   for (const std::string& name : compiled.lowered_names) {
-    EXPECT_NO_THROW(driver_saxpy::require_entry(compiled.ptx, name, "saxpy_template.cu"));
+    EXPECT_NO_THROW(driver_saxpy::require_entry(compiled.ptx, name, "saxpy_template_solution.cu"));
   }
 }
 
@@ -560,7 +561,7 @@ void expect_every_instance_matches(const std::string& file) {
   const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(session.device.compute_capability(), driver_saxpy::CodeKind::cubin,
                                                            course::nvrtc::supported_architectures());
   const std::vector<std::string> instances = {"saxpy_ilp<1>", "saxpy_ilp<2>", "saxpy_ilp<4>", "saxpy_ilp<8>"};
-  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, "saxpy_template.cu", target, with_names(instances));
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, file, target, with_names(instances));
   const course::driver::Module module(compiled.image.data());
   const std::uint64_t seed = course::fresh_seed();
   for (std::size_t i = 0; i < instances.size(); ++i) {
@@ -576,26 +577,53 @@ void expect_every_instance_matches(const std::string& file) {
   }
 }
 
+// Exercise 3 (make it fast, checked by ./scripts/check_exercise.sh 08 coalesce_saxpy through the
+// lesson's own run): the starter and the solution are both right, at awkward sizes, on the
+// lesson's launch for a --kernel-file (one thread per element) and on grids smaller than that.
+TEST(GpuSaxpyFastExercise, StarterAndSolutionMatchTheCpu) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
+      session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
+  const std::uint64_t seed = course::fresh_seed();
+  for (const auto& [file, entry] : {std::pair<std::string, std::string>{"coalesce_saxpy_starter.cu", "coalesce_starter"},
+                                    std::pair<std::string, std::string>{"coalesce_saxpy_solution.cu", "coalesce_solution"}}) {
+    const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/" + file);
+    const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, file, target, with_names({}));
+    const course::driver::Module module(compiled.image.data());
+    const CUfunction function = module.function(entry);
+    for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{33}, std::size_t{1023}, std::size_t{(1u << 20) + 3}}) {
+      SCOPED_TRACE(file + ", " + trace(n, 1.1f, seed));
+      const Inputs inputs = random_inputs(n, seed);
+      for (const course::LaunchShape launch : {driver_saxpy::one_thread_per_element(n, 256), course::LaunchShape{1, 32},
+                                               course::LaunchShape{13, 96}}) {
+        ASSERT_TRUE(same_bits(driver_saxpy::run_driver_once(function, launch, 1.1f, inputs.x, inputs.y),
+                              cpu_saxpy(1.1f, inputs)));
+      }
+    }
+  }
+}
+
 TEST(GpuSaxpyExercise, EveryTemplateInstanceMatchesTheCpu) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  expect_every_instance_matches("solution/saxpy_template.cu");
+  expect_every_instance_matches("saxpy_template_solution.cu");
 }
 
 // The student's check (./scripts/check_exercise.sh 08 saxpy_template): the starter, compiled at
 // run time like the solution; DISABLED_ in the default run, where the shipped starter fails it.
 TEST(GpuSaxpyExercise, DISABLED_StarterMatchesTheReference) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  expect_every_instance_matches("saxpy_template.cu");
+  expect_every_instance_matches("saxpy_template_starter.cu");
 }
 
 TEST(GpuSaxpyExercise, TheStarterAsShippedFailsVerification) {
   COURSE_SKIP_IF_STARTER_EDITED("08_driver_api_saxpy", "saxpy_template");
   COURSE_REQUIRE_GPU_OR_SKIP();
   const DriverSession session = open_driver();
-  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/saxpy_template.cu");
+  const std::string source = read_file(std::string(SAXPY_EXERCISES_DIR) + "/saxpy_template_starter.cu");
   const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
       session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
-  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, "saxpy_template.cu", target,
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, "saxpy_template_starter.cu", target,
                                                                 with_names({"saxpy_ilp<2>"}));
   const course::driver::Module module(compiled.image.data());
   const Inputs inputs = random_inputs(1009, course::fresh_seed());

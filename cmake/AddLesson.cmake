@@ -27,6 +27,8 @@
 #
 # Found by the helper, so adding a kernel, an exercise or a bad-argument case needs no edit here:
 #   kernels/*.cu, kernels/*.cpp      the lesson's kernel progression (one kernel per file), in <name>_lib
+#   exercises/kernels/*.cu           "make it fast" starters and solutions: registry kernels (listed in
+#                                    exercises/registry.inc, run only when --kernel names them), in <name>_lib
 #   exercises/*.cu, exercises/*.cpp  exercise starters and solutions, built into <name>_tests (the
 #                                    tests check each solution; a starter must at least compile)
 #   tests/bad_args.tsv               the bad command lines (exit 2) and runtime failures (exit 3),
@@ -82,7 +84,8 @@ function(add_lesson name)
   endforeach()
 
   file(GLOB kernel_sources CONFIGURE_DEPENDS
-       ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.cpp)
+       ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.cpp
+       ${CMAKE_CURRENT_SOURCE_DIR}/exercises/kernels/*.cu)
   file(GLOB exercise_sources CONFIGURE_DEPENDS
        ${CMAKE_CURRENT_SOURCE_DIR}/exercises/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/exercises/*.cpp)
 

@@ -1,5 +1,6 @@
 # Runs one lesson binary under a compute-sanitizer tool (cmake -P).
-# Variables: SANITIZER (path, may be empty), TOOL, PROBE (course_device_info), LESSON, ARGS.
+# Variables: SANITIZER (path, may be empty), TOOL, PROBE (course_device_info), LESSON, ARGS, and
+# EXPECT (optional, below).
 # PROBE --has-gpu exits 0 with a usable GPU, 1 without one, anything else when the GPU is broken.
 # Without a usable GPU it prints "SKIPPED: <reason>" (the test is then reported as skipped),
 # unless COURSE_REQUIRE_GPU=1 says a GPU must be there, when it fails instead.
@@ -29,6 +30,22 @@ endif()
 set(tool_args --tool ${TOOL} --error-exitcode 99)
 if(TOOL STREQUAL "memcheck")
   list(APPEND tool_args --leak-check full)
+endif()
+# EXPECT (a regex): a planted bug's run (an exercise's starter as shipped, in its test binary),
+# which the tool must catch: exit 99 and its report matching EXPECT. A test that skips (the
+# starter edited) is reported as skipped.
+if(DEFINED EXPECT AND NOT EXPECT STREQUAL "")
+  execute_process(COMMAND "${SANITIZER}" ${tool_args} "${LESSON}" ${args} RESULT_VARIABLE result
+                  OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  message("${output}")
+  if(output MATCHES "\\[  SKIPPED \\]")
+    message("SKIPPED: the test skipped (the starter is edited?)")
+    return()
+  endif()
+  if(NOT result EQUAL 99 OR NOT output MATCHES "${EXPECT}")
+    message(FATAL_ERROR "compute-sanitizer --tool ${TOOL} did not report the planted bug (exit ${result}; expected 99 and '${EXPECT}')")
+  endif()
+  return()
 endif()
 execute_process(COMMAND "${SANITIZER}" ${tool_args} "${LESSON}" ${args} RESULT_VARIABLE result)
 if(NOT result EQUAL 0)

@@ -248,8 +248,10 @@ endif()
 # its one-line errors, the reason its FAIL line picks from a test's output, lesson 06's CPU
 # exercise in this build (the shipped solution passes, the shipped starter fails with the check
 # that failed), every starter still its recorded self
-# (an edited one is a student's: skipped, except under CI=true, where it fails), and --hint.
-foreach(case IN ITEMS usage records reasons stalled hints)
+# (an edited one is a student's: skipped, except under CI=true, where it fails), --hint, a fast
+# exercise's PASS, FAIL and NEEDS A GPU lines (a stand-in build), and a build folder of another
+# checkout (refused, or moved aside).
+foreach(case IN ITEMS usage records reasons stalled hints fast foreign sanitizer)
   add_test(NAME scripts.check_exercise.${case}
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_exercise_script.sh ${case})
   set_tests_properties(scripts.check_exercise.${case} PROPERTIES LABELS cpu TIMEOUT 120 SKIP_REGULAR_EXPRESSION "SKIPPED:")

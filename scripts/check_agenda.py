@@ -13,7 +13,8 @@ For every row of the agenda tables in docs/workshop.md (section "Agendas": the t
    at 100 words a minute, plus the seconds of its commands (the "with a GPU" column of the
    table in section 3, "How long each command runs", in which every command of the "run" column
    must appear), plus the exercise's minutes;
-3. the exercise of the "exercise" column, written `NN name` (N min), is listed in
+3. the exercise of the "exercise" column, written `NN name` (N min) (several separated by "; "
+   in a slot with time for them, their minutes added), is listed in
    scripts/exercises.txt and its starter is as shipped (its SHA-256 is the one recorded there),
    so it fails as shipped: a test of the lesson asserts that (see scripts/exercises.txt). An
    edited starter (a student's work) is a note, and an error only under CI=true;
@@ -117,8 +118,9 @@ def exercises(root):
     listed = {}
     for line in read(root / "scripts" / "exercises.txt").split("\n"):
         fields = line.split()
-        if len(fields) == 7 and not line.startswith("#"):
-            lesson, name, _needs, starter, _check, _solution, sha = fields
+        # lesson name kind needs starter check solution_check sha256, then (kind fast) target ceiling run...
+        if len(fields) >= 8 and not line.startswith("#"):
+            lesson, name, _kind, _needs, starter, _check, _solution, sha = fields[:8]
             listed[(lesson[:2], name)] = (root / lesson / starter, sha)
     return listed
 
@@ -211,28 +213,30 @@ def main(argv):
                     continue
                 run_seconds += seconds[command]
             exercise_minutes = 0
-            if exercise:
-                match = re.match(r"^`(\d\d) (\w+)` \((\d+) min\)$", exercise)
+            # One exercise, or several separated by "; " (a slot with time for a second one).
+            for one in [part_text.strip() for part_text in exercise.split(";")] if exercise else []:
+                match = re.match(r"^`(\d\d) (\w+)` \((\d+) min\)$", one)
                 if not match:
-                    errors.append(f"{where}: {part}: exercise {exercise!r}: write it `NN name` (M min)")
-                else:
-                    lesson, name, exercise_minutes = match.group(1), match.group(2), int(match.group(3))
-                    if (lesson, name) not in listed:
-                        errors.append(f"{where}: {part}: exercise {lesson} {name} is not in scripts/exercises.txt")
-                    else:
-                        starter, sha = listed[(lesson, name)]
-                        try:
-                            actual = hashlib.sha256(starter.read_bytes()).hexdigest()
-                        except OSError as error:
-                            errors.append(f"{where}: {part}: {starter}: {error}")
-                            actual = sha
-                        if actual != sha:
-                            message = (f"{where}: {part}: exercise {lesson} {name}: its starter is not as shipped "
-                                       f"(SHA-256 differs from scripts/exercises.txt), so it may not fail")
-                            if os.environ.get("CI") == "true":
-                                errors.append(message)
-                            else:  # a student's edit; CI holds the shipped starter
-                                notes.append(message + " (a note: an error under CI=true)")
+                    errors.append(f"{where}: {part}: exercise {one!r}: write it `NN name` (M min)")
+                    continue
+                lesson, name, one_minutes = match.group(1), match.group(2), int(match.group(3))
+                exercise_minutes += one_minutes
+                if (lesson, name) not in listed:
+                    errors.append(f"{where}: {part}: exercise {lesson} {name} is not in scripts/exercises.txt")
+                    continue
+                starter, sha = listed[(lesson, name)]
+                try:
+                    actual = hashlib.sha256(starter.read_bytes()).hexdigest()
+                except OSError as error:
+                    errors.append(f"{where}: {part}: {starter}: {error}")
+                    actual = sha
+                if actual != sha:
+                    message = (f"{where}: {part}: exercise {lesson} {name}: its starter is not as shipped "
+                               f"(SHA-256 differs from scripts/exercises.txt), so it may not fail")
+                    if os.environ.get("CI") == "true":
+                        errors.append(message)
+                    else:  # a student's edit; CI holds the shipped starter
+                        notes.append(message + " (a note: an error under CI=true)")
             total = words / WORDS_PER_MINUTE + run_seconds / 60 + exercise_minutes
             if total > minutes:
                 errors.append(f"{where}: {part}: {total:.1f} minutes of work in a {minutes}-minute slot "

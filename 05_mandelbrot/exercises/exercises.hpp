@@ -24,4 +24,10 @@ void launch_julia_solution(std::uint32_t* counts, const Frame<float>& frame, flo
 std::uint8_t equalised_level_starter(std::uint32_t count, std::span<const std::uint32_t> cdf, int max_iters);
 std::uint8_t equalised_level_solution(std::uint32_t count, std::span<const std::uint32_t> cdf, int max_iters);
 
+// Exercise 3 (find the bug, on a GPU): cdf[i] = bins[0] + ... + bins[i] for i < num_bins, device
+// pointers, one block scanning tile by tile in shared memory. The starter has a race that
+// compute-sanitizer --tool racecheck reports (scripts/check_exercise.sh runs the test under it).
+void launch_scan_race_starter(const std::uint32_t* bins, std::uint32_t* cdf, int num_bins, cudaStream_t stream);
+void launch_scan_race_solution(const std::uint32_t* bins, std::uint32_t* cdf, int num_bins, cudaStream_t stream);
+
 }  // namespace mandelbrot::exercises

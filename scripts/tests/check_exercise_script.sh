@@ -17,6 +17,17 @@
 #                 there are no more, keeping its place in COURSE_BUILD_DIR/.hints (a scratch folder
 #                 here); --hint with --solution: exit 2. Every NAME.hints file belongs to a row of
 #                 the table and holds 2 or 3 non-empty hints
+#   fast          a "make it fast" exercise against a stand-in build (a cmake that builds nothing, a
+#                 lesson program that writes a --json result): below the target FAIL with the
+#                 efficiency reached and the target, exit 1; at or above it PASS, exit 0; wrong
+#                 results FAIL naming them; no GPU (the program's "a GPU is required", exit 3)
+#                 NEEDS A GPU, exit 3
+#   foreign       a build folder configured for another checkout (a copy made with cp -a): named
+#                 by COURSE_BUILD_DIR, one line, exit 2, nothing built there; as this checkout's
+#                 build/release (in a scratch copy of the scripts), moved aside in one line and a
+#                 fresh one configured
+#   sanitizer     a bug exercise with a compute-sanitizer tool (a stand-in build and tool): a race
+#                 the test itself passes FAILs naming the tool's report; no report, PASS
 #   reasons       the FAIL line's reason (scripts/gtest_failure_reason.awk) from Google Test
 #                 outputs of the kinds the exercises' tests print, and none from a crashed test
 # Each case prints what it checked and exits non-zero at the first thing that is wrong.
@@ -29,7 +40,7 @@ check_script() { capture "$root/scripts/check_exercise.sh" "$@"; }
 # The row's starter is the file the course ships (its SHA-256 is the table's).
 starter_as_shipped() {
   local lesson="$1" name="$2" starter sha
-  read -r starter sha < <(awk -v l="$lesson" -v n="$name" '$1 == l && $2 == n {print $4, $7}' "$table")
+  read -r starter sha < <(awk -v l="$lesson" -v n="$name" '$1 == l && $2 == n {print $5, $8}' "$table")
   [ "$(sha256sum "$root/$lesson/$starter" | cut -d' ' -f1)" = "$sha" ]
 }
 
@@ -98,17 +109,53 @@ case_cpu_exercise() {
 }
 
 case_records() {
-  local lesson name needs starter check solution_check sha edited=0 rows=0
-  while read -r lesson name needs starter check solution_check sha; do
+  local lesson name kind needs starter check solution_check sha target ceiling run_args edited=0 rows=0 fast=0
+  while read -r lesson name kind needs starter check solution_check sha target ceiling run_args; do
     rows=$((rows + 1))
     [ -d "$root/$lesson" ] || fail "$name: no lesson folder $lesson"
     [ -f "$root/$lesson/$starter" ] || fail "$lesson $name: no starter $starter"
+    [[ "$kind" =~ ^(write|bug|fast)$ ]] || fail "$lesson $name: kind '$kind', not write, bug or fast"
     [[ "$needs" =~ ^(cpu|gpu)$ ]] || fail "$lesson $name: needs '$needs', not cpu or gpu"
-    [[ "$check" == *.DISABLED_* ]] || fail "$lesson $name: the check $check is not DISABLED_ (the shipped starter fails it)"
-    grep -q "${check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${check#*.} in $lesson/test_*.cpp"
-    grep -q "${solution_check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${solution_check#*.}"
-    grep -q "COURSE_SKIP_IF_STARTER_EDITED(\"$lesson\", \"$name\")" "$root/$lesson"/test_*.cpp ||
-      fail "$lesson $name: no as-shipped test asks COURSE_SKIP_IF_STARTER_EDITED(\"$lesson\", \"$name\")"
+    if [ "$kind" = fast ]; then
+      # The starter's and the solution's kernels: lines of exercises/registry.inc that run only by
+      # name, defined in the starter and in the solution; a target in percent, a ceiling, a run.
+      fast=$((fast + 1))
+      [ "$needs" = gpu ] || fail "$lesson $name: a fast exercise is timed on a GPU (needs gpu)"
+      local registry="$root/$lesson/exercises/registry.inc" solution_file="$root/$lesson/${starter/_starter/_solution}"
+      [ -f "$solution_file" ] && [ "$solution_file" != "$root/$lesson/$starter" ] || fail "$lesson $name: no solution next to $starter"
+      if [[ "$run_args" == *"{kernel}"* ]]; then
+        # A kernel file the lesson compiles at run time (08's --kernel-file {file} --entry {kernel}).
+        [[ "$run_args" == *"{file}"* ]] || fail "$lesson $name: a run with {kernel} names the file too ({file})"
+        grep -q "__global__ void $check(" "$root/$lesson/$starter" || fail "$lesson $name: $starter has no kernel $check"
+        grep -q "__global__ void $solution_check(" "$solution_file" || fail "$lesson $name: ${solution_file#"$root/"} has no kernel $solution_check"
+      else
+        for kernel in "$check" "$solution_check"; do
+          awk -v k="COURSE_KERNEL($kernel," 'index($0, k) == 1 {found = 1; on = 0} found && /\.on_request = true/ {on = 1}
+               found && /\)[[:space:]]*$/ {exit} END {exit !(found && on)}' "$registry" ||
+            fail "$lesson $name: $kernel is not a line of $lesson/exercises/registry.inc with .on_request = true"
+        done
+        grep -q "launch_$check\b" "$root/$lesson/$starter" || fail "$lesson $name: $starter does not define launch_$check"
+        grep -q "launch_$solution_check\b" "$solution_file" || fail "$lesson $name: ${solution_file#"$root/"} does not define launch_$solution_check"
+      fi
+      [[ "$target" =~ ^[0-9]+$ ]] && [ "$target" -ge 1 ] && [ "$target" -le 100 ] ||
+        fail "$lesson $name: target '$target' is not a percentage (1 to 100)"
+      [[ "$ceiling" =~ ^[a-z0-9_]+$ ]] || fail "$lesson $name: ceiling '$ceiling' is not a ceiling's name"
+      [ -n "$run_args" ] || fail "$lesson $name: no run arguments"
+      [[ " $run_args " != *" --kernel "* && " $run_args " != *" -k "* && "$run_args" != *--json* ]] ||
+        fail "$lesson $name: the check adds --kernel (or {kernel}) and --json itself"
+    else
+      [ -z "$ceiling" ] || fail "$lesson $name: a $kind exercise has no target, ceiling or run (they are for fast ones)"
+      if [ -n "$target" ]; then  # a bug exercise's compute-sanitizer tool
+        [ "$kind" = bug ] && [[ "$target" =~ ^(memcheck|racecheck|synccheck|initcheck)$ ]] ||
+          fail "$lesson $name: '$target' after the SHA-256: only a bug exercise names a tool there (memcheck, racecheck, synccheck, initcheck)"
+        [ "$needs" = gpu ] || fail "$lesson $name: a compute-sanitizer check needs a GPU (needs gpu)"
+      fi
+      [[ "$check" == *.DISABLED_* ]] || fail "$lesson $name: the check $check is not DISABLED_ (the shipped starter fails it)"
+      grep -q "${check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${check#*.} in $lesson/test_*.cpp"
+      grep -q "${solution_check#*.}" "$root/$lesson"/test_*.cpp || fail "$lesson $name: no test ${solution_check#*.}"
+      grep -q "COURSE_SKIP_IF_STARTER_EDITED(\"$lesson\", \"$name\")" "$root/$lesson"/test_*.cpp ||
+        fail "$lesson $name: no as-shipped test asks COURSE_SKIP_IF_STARTER_EDITED(\"$lesson\", \"$name\")"
+    fi
     if [ "$(sha256sum "$root/$lesson/$starter" | cut -d' ' -f1)" != "$sha" ]; then
       [ "${CI:-}" != true ] || fail "CI=true and $lesson/$starter is not the starter as shipped (its SHA-256 in scripts/exercises.txt)"
       echo "edited: $lesson/$starter (a student's edit; check it with ./scripts/check_exercise.sh ${lesson%%_*} $name)"
@@ -116,14 +163,22 @@ case_records() {
     fi
   done < <(grep -v '^#' "$table" | awk 'NF')
   [ "$rows" -gt 0 ] || fail "no rows in $table"
+  # Every lesson has an exercise of each kind it can check (a fast one in each lesson that has
+  # exercises/registry.inc).
+  for registry in "$root"/[0-9][0-9]_*/exercises/registry.inc; do
+    [ -f "$registry" ] || continue
+    lesson="$(basename "$(dirname "$(dirname "$registry")")")"
+    awk -v l="$lesson" '!/^#/ && $1 == l && $3 == "fast" {found = 1} END {exit !found}' "$table" ||
+      fail "$lesson has exercises/registry.inc but no fast exercise in $table"
+  done
   # Every starter in the tree is in the table: an exercise cannot be added and left unchecked.
   local file
   while IFS= read -r file; do
     lesson="${file%%/*}"
-    awk -v l="$lesson" -v s="${file#*/}" '$1 == l && $4 == s {found = 1} END {exit !found}' "$table" ||
+    awk -v l="$lesson" -v s="${file#*/}" '$1 == l && $5 == s {found = 1} END {exit !found}' "$table" ||
       fail "$file is a starter missing from scripts/exercises.txt"
-  done < <(cd "$root" && ls [0-9][0-9]_*/exercises/*_starter.* 2>/dev/null)
-  echo "ok: $rows exercises recorded; their files, tests and starters agree"
+  done < <(cd "$root" && ls [0-9][0-9]_*/exercises/*_starter.* [0-9][0-9]_*/exercises/kernels/*_starter.* 2>/dev/null)
+  echo "ok: $rows exercises recorded ($fast fast); their files, tests, kernels and starters agree"
   [ "$edited" -eq 0 ] || echo "SKIPPED: $edited starter(s) edited (not under CI=true: a student's work)"
 }
 
@@ -221,12 +276,148 @@ case_hints() {
   done < <(cd "$root" && ls [0-9][0-9]_*/exercises/*.hints 2>/dev/null)
 }
 
+# A stand-in build for lesson 02's fast exercise: a cmake that builds nothing and a lesson
+# program that writes the --json result given in $work/result.json (or fails like a machine
+# without a GPU when there is none).
+fast_build() {
+  local build="$work/build"
+  mkdir -p "$build/bin" "$work/fakebin"
+  printf 'CMAKE_HOME_DIRECTORY:INTERNAL=%s\n' "$root" >"$build/CMakeCache.txt"
+  printf '#!/bin/sh\nexit 0\n' >"$work/fakebin/cmake"
+  cat >"$build/bin/02_elementwise_add" <<EOF
+#!/bin/sh
+if [ ! -f "$work/result.json" ]; then
+  echo "02_elementwise_add: error: a GPU is required by --skip-cpu (it runs only the GPU part) but none is usable: no CUDA-capable GPU was found" >&2
+  exit 3
+fi
+while [ \$# -gt 0 ]; do
+  if [ "\$1" = --json ]; then cp "$work/result.json" "\$2"; fi
+  shift
+done
+EOF
+  chmod +x "$work/fakebin/cmake" "$build/bin/02_elementwise_add"
+}
+# One row of a --json result: variant, status, efficiency, ceiling, verification passed (true/false).
+fast_result() {
+  printf '{"rows": [{"target": "gpu", "variant": "GPU %s", "status": "%s", "skip_reason": "", "efficiency": %s, "ceiling": "%s", "verification": {"passed": %s, "summary": "FAILED: 12 of 4096 elements differ"}}]}\n' \
+    "$@" >"$work/result.json"
+}
+check_fast() { capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$work/build" "$root/scripts/check_exercise.sh" 02 occupancy "$@"; }
+
+case_fast() {
+  local target ceiling last
+  read -r target ceiling < <(awk '!/^#/ && $1 == "02_elementwise_add" && $2 == "occupancy" {print $9, $10}' "$table")
+  [ -n "$target" ] && [ -n "$ceiling" ] || fail "no fast exercise 02 occupancy with a target and a ceiling in $table"
+  fast_build
+  fast_result exercise_occupancy ok 0.412 "$ceiling" true
+  check_fast
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 1 ] && [ "$last" = "FAIL: occupancy: 41.2% of $ceiling, target >= $target%" ] || fail "below the target: exit $status: $last $err"
+  echo "ok: below the target -> exit 1: $last"
+  fast_result exercise_occupancy_solution ok 0.934 "$ceiling" true
+  check_fast --solution
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 0 ] && [ "$last" = "PASS: occupancy: 93.4% of $ceiling, target >= $target%" ] || fail "above the target: exit $status: $last $err"
+  echo "ok: the solution above the target -> exit 0: $last"
+  fast_result exercise_occupancy ok 0.99 "$ceiling" false
+  check_fast
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 1 ] && [[ "$last" == "FAIL: occupancy: its results are wrong: FAILED: 12 of 4096 elements differ" ]] || fail "wrong results: exit $status: $last"
+  echo "ok: fast but wrong -> exit 1: $last"
+  fast_result exercise_occupancy_solution ok 0.99 "$ceiling" true
+  check_fast
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 1 ] && [[ "$last" == *"has no row for kernel exercise_occupancy"* ]] || fail "no row: exit $status: $last"
+  echo "ok: no row for the kernel -> exit 1: $last"
+  rm "$work/result.json"
+  check_fast
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 3 ] && [[ "$last" == "NEEDS A GPU: occupancy: it builds, but its check times it on a GPU"* ]] || fail "no GPU: exit $status: $last"
+  echo "ok: no GPU -> exit 3: $last"
+}
+
+case_foreign() {
+  # COURSE_BUILD_DIR configured for another checkout: refused in one line, nothing built there.
+  local build="$work/other-build"
+  mkdir -p "$build" "$work/fakebin"
+  printf 'CMAKE_HOME_DIRECTORY:INTERNAL=/somewhere/else/cuda-course\n' >"$build/CMakeCache.txt"
+  printf '#!/bin/sh\necho "cmake was called" >>"%s/cmake.calls"\nexit 0\n' "$work" >"$work/fakebin/cmake"
+  chmod +x "$work/fakebin/cmake"
+  capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 06 separable_cpu
+  [ "$status" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"was configured for another checkout (/somewhere/else/cuda-course)"* ]] ||
+    fail "COURSE_BUILD_DIR of another checkout: exit $status: $out $err"
+  [ ! -e "$work/cmake.calls" ] && [ ! -e "$build/check_exercise.log" ] || fail "COURSE_BUILD_DIR of another checkout: something was built there"
+  echo "ok: COURSE_BUILD_DIR of another checkout -> exit 2: $err"
+  # This checkout's build/release configured for another (a scratch copy of the scripts, so the
+  # real build folder is left alone): moved aside, said in one line, a fresh one configured.
+  local copy="$work/copy"
+  mkdir -p "$copy/build/release"
+  cp -r "$root/scripts" "$copy/"
+  printf 'CMAKE_HOME_DIRECTORY:INTERNAL=/somewhere/else/cuda-course\n' >"$copy/build/release/CMakeCache.txt"
+  cat >"$work/fakebin/cmake" <<EOF
+#!/bin/sh
+case "\$1" in
+  --version) echo "cmake version 3.28.3" ;;
+  --preset) mkdir -p "$copy/build/release"; printf 'CMAKE_HOME_DIRECTORY:INTERNAL=%s\n' "$copy" >"$copy/build/release/CMakeCache.txt" ;;
+esac
+exit 0
+EOF
+  chmod +x "$work/fakebin/cmake"
+  capture env PATH="$work/fakebin:$PATH" COURSE_NO_INSTALL=1 timeout 60 "$copy/scripts/check_exercise.sh" 06 separable_cpu
+  [[ "$out" == *"== build/release was configured for another checkout (/somewhere/else/cuda-course), not this one: not used (moved to build/release.other-checkout)"* ]] ||
+    fail "build/release of another checkout: no one-line notice: $out $err"
+  [ -f "$copy/build/release.other-checkout/CMakeCache.txt" ] || fail "the other checkout's build/release was not moved aside"
+  grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$copy\$" "$copy/build/release/CMakeCache.txt" || fail "no fresh build/release was configured for the copy"
+  echo "ok: build/release of another checkout -> moved aside, a fresh one configured"
+}
+
+# A bug exercise with a tool (05 scan_race: racecheck), against a stand-in build whose test passes
+# and a stand-in compute-sanitizer: reporting a race (exit 99), the FAIL line names it; silent, PASS.
+case_sanitizer() {
+  local build="$work/build" tool last
+  tool="$(awk '!/^#/ && $1 == "05_mandelbrot" && $2 == "scan_race" {print $9}' "$table")"
+  [ "$tool" = racecheck ] || fail "05 scan_race: tool '$tool' in $table, expected racecheck"
+  mkdir -p "$build/bin" "$work/fakebin"
+  printf 'CMAKE_HOME_DIRECTORY:INTERNAL=%s\n' "$root" >"$build/CMakeCache.txt"
+  printf '#!/bin/sh\nexit 0\n' >"$work/fakebin/cmake"
+  printf '#!/bin/sh\necho "[ RUN      ] GpuScanExercise.X"\necho "[       OK ] GpuScanExercise.X (3 ms)"\n' >"$build/bin/05_mandelbrot_tests"
+  cat >"$work/fakebin/compute-sanitizer" <<'EOF'
+#!/bin/sh
+echo "========= COMPUTE-SANITIZER"
+shift 6  # --tool T --error-exitcode 99 --print-limit 10: the program and its arguments follow
+"$@"
+if [ -f "$(dirname "$0")/race" ]; then
+  echo "========= Error: Race reported between Write access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x2a0 in scan_race_starter.cu:33"
+  echo "=========     and Read access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x250 in scan_race_starter.cu:32 [7936 hazards]"
+  echo "========= "
+  echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+  exit 99
+fi
+echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+EOF
+  chmod +x "$work/fakebin/cmake" "$work/fakebin/compute-sanitizer" "$build/bin/05_mandelbrot_tests"
+  : >"$work/fakebin/race"
+  capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 05 scan_race
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 1 ] && [ "$last" = "FAIL: scan_race: compute-sanitizer --tool racecheck reported: Error: Race reported between Write access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x2a0 in scan_race_starter.cu:33 and Read access at scan_race_kernel(const unsigned int *, unsigned int *, int)+0x250 in scan_race_starter.cu:32 [7936 hazards] (RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings))" ] ||
+    fail "a race the test does not see: exit $status: $last"
+  echo "ok: a race the test itself passes -> exit 1: $last"
+  rm "$work/fakebin/race"
+  capture env PATH="$work/fakebin:$PATH" COURSE_BUILD_DIR="$build" "$root/scripts/check_exercise.sh" 05 scan_race --solution
+  last="$(printf '%s\n' "$out" | tail -n 1)"
+  [ "$status" -eq 0 ] && [ "$last" = "PASS: scan_race" ] || fail "no race: exit $status: $last"
+  echo "ok: no race, the test passes -> exit 0: $last"
+}
+
 case "${1:-}" in
   usage) case_usage ;;
+  sanitizer) case_sanitizer ;;
+  fast) case_fast ;;
+  foreign) case_foreign ;;
   hints) case_hints ;;
   cpu_exercise) [ $# -eq 2 ] || fail "cpu_exercise needs BUILD_DIR"; case_cpu_exercise "$2" ;;
   records) case_records ;;
   reasons) case_reasons ;;
   stalled) case_stalled ;;
-  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled|hints" >&2; exit 2 ;;
+  *) echo "usage: $0 usage|cpu_exercise BUILD_DIR|records|reasons|stalled|hints|fast|foreign|sanitizer" >&2; exit 2 ;;
 esac

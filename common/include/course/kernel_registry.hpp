@@ -73,6 +73,8 @@ struct KernelTraits {
   int min_cc = 0;                          // compute capability it needs as 10 x major + minor (90: sm_90's
                                            // bulk copy); 0: any. Older GPUs list its row as skipped, saying why
   std::string_view tuning = "";            // its tuning variants, in words ("TM 4, 8; TN 4, 8"): --help lists them
+  bool on_request = false;                 // a "make it fast" exercise's kernel (NN/exercises/kernels/): it runs
+                                           // only when --kernel names it, never in the default run or "all"
 };
 
 // Why a GPU of compute capability major.minor cannot run a kernel with these traits ("" if it can).
@@ -179,7 +181,7 @@ std::vector<const KernelEntry<Launcher>*> select_kernels(std::span<const KernelE
   }
   std::vector<const KernelEntry<Launcher>*> selected;
   for (const auto& kernel : kernels) {
-    bool wanted = all;
+    bool wanted = all && !kernel.traits.on_request;  // an exercise's kernel: only by name
     for (const std::string& name : requested) wanted = wanted || kernel.name == name;
     if (wanted) selected.push_back(&kernel);
   }
@@ -198,6 +200,7 @@ std::string kernel_help(std::span<const KernelEntry<Launcher>> kernels) {
     if (kernel.traits.precisions == Precisions::both) text += " [FP32, FP64]";
     if (kernel.traits.precisions == Precisions::f64) text += " [FP64]";
     if (kernel.traits.headline) text += " (headline)";
+    if (kernel.traits.on_request) text += " (an exercise: runs only when --kernel names it)";
     if (!kernel.traits.tuning.empty()) text += " (tuning: " + std::string(kernel.traits.tuning) + ")";
     text += "\n";
   }

@@ -33,9 +33,10 @@ ExerciseRecord exercise_record(const std::string& lesson, const std::string& nam
     std::istringstream fields(line);
     ExerciseRecord record;
     std::string starter;
-    if (!(fields >> record.lesson >> record.name >> record.needs >> starter >> record.check_test >> record.solution_check >>
-          record.sha256)) {
-      throw std::runtime_error(kTable.string() + ": a line with fewer than 7 fields: '" + line + "'");
+    // lesson name kind needs starter check solution_check sha256, then (fast rows) target ceiling run...
+    if (!(fields >> record.lesson >> record.name >> record.kind >> record.needs >> starter >> record.check_test >>
+          record.solution_check >> record.sha256)) {
+      throw std::runtime_error(kTable.string() + ": a line with fewer than 8 fields: '" + line + "'");
     }
     if (record.lesson == lesson && record.name == name) {
       record.starter = kProjectDir / lesson / starter;

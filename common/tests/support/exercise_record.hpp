@@ -21,7 +21,7 @@ namespace course::testing {
 
 // One row of scripts/exercises.txt.
 struct ExerciseRecord {
-  std::string lesson, name, needs, check_test, solution_check, sha256;
+  std::string lesson, name, kind, needs, check_test, solution_check, sha256;  // kind: write, bug or fast
   std::filesystem::path starter;  // absolute
 };
 

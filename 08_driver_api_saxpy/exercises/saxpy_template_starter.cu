@@ -12,7 +12,8 @@
 // parameters are the lesson kernel's: (float a, const float* x, const float* y, float* out,
 // unsigned long long n). No extern "C": templates cannot have C linkage.
 //
-// Check it: ./scripts/check_exercise.sh 08 saxpy_template (PASS, or FAIL with the reason).
+// Check it: ./scripts/check_exercise.sh 08 saxpy_template (PASS, or FAIL with the reason); hints:
+// ./scripts/check_exercise.sh 08 saxpy_template --hint
 template <int kIlp>
 __global__ void saxpy_ilp(float a, const float* x, const float* y, float* out, unsigned long long n) {
   // TODO
