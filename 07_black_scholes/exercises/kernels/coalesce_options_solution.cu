@@ -10,7 +10,8 @@
 #include <cuda_runtime.h>
 
 #include "black_scholes.hpp"
-#include "kernels/pricing.cuh"
+#include "course/check.hpp"
+#include "formula.hpp"
 
 namespace black_scholes {
 
@@ -59,7 +60,7 @@ void launch_exercise_coalesce_options_solution(const PricingArgs<T>& args, cudaS
   if (args.count == 0) return;
   const int block = args.block_size > 0 ? args.block_size : kDefaultBlock;
   const std::size_t per_block = static_cast<std::size_t>(kPerThread) * static_cast<std::size_t>(block);
-  const unsigned grid = detail::checked_grid((args.count + per_block - 1) / per_block, "coalesce_options_solution");
+  const unsigned grid = checked_grid((args.count + per_block - 1) / per_block, "coalesce_options_solution");
   coalesce_options_solution<T><<<grid, block, 0, stream>>>(args.price, args.strike, args.years, args.call, args.put,
                                                            args.count, args.market.rate, args.market.volatility);
   CUDA_CHECK_LAUNCH("coalesce_options_solution");

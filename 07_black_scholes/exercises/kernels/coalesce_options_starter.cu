@@ -15,7 +15,8 @@
 #include <cuda_runtime.h>
 
 #include "black_scholes.hpp"
-#include "kernels/pricing.cuh"
+#include "course/check.hpp"
+#include "formula.hpp"
 
 namespace black_scholes {
 
@@ -44,7 +45,7 @@ void launch_exercise_coalesce_options(const PricingArgs<T>& args, cudaStream_t s
   if (args.count == 0) return;
   const int block = args.block_size > 0 ? args.block_size : kDefaultBlock;
   const std::size_t threads = (args.count + kRun - 1) / kRun;
-  const unsigned grid = detail::checked_grid((threads + block - 1) / block, "coalesce_options_starter");
+  const unsigned grid = checked_grid((threads + block - 1) / block, "coalesce_options_starter");
   coalesce_options_starter<T><<<grid, block, 0, stream>>>(args.price, args.strike, args.years, args.call, args.put,
                                                           args.count, args.market.rate, args.market.volatility);
   CUDA_CHECK_LAUNCH("coalesce_options_starter");
