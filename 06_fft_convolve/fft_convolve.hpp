@@ -217,7 +217,7 @@ struct GpuProblem {
   const PaddedShape* padded = nullptr;
   bool measure_padding = false;
 };
-PaddedShape fft_shape(const GpuProblem& problem, cudaStream_t stream);  // the rule above (kernels/fft_steps.cu)
+PaddedShape fft_shape(const GpuProblem& problem, cudaStream_t stream);  // the rule above (kernels/fft_size.cu)
 
 // One GPU method: made cheaply (no CUDA call), asked whether it applies to the filter, set up
 // once (plans, the filter's spectrum, constant memory: untimed, reported as setup time), then run
@@ -257,6 +257,16 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
+namespace detail {
+// A fresh number per filter upload: kernels that keep their filter in constant memory (one
+// copy per program) compare it with what they uploaded last, and upload again before they run
+// if another convolver's filter is there now.
+inline int next_filter_id() {
+  static int last = 0;
+  return ++last;
+}
+}  // namespace detail
+
 // The largest filter the direct GPU kernel holds in constant memory (with its tile's halo in
 // 48 KiB of shared memory). The separable kernel takes any size up to kMaxFilterSize.
 inline constexpr int kMaxDirectFilterSize = 63;
@@ -271,7 +281,7 @@ struct FusedCallbacks {
 };
 FusedCallbacks fused_callbacks_lto_ir(int architecture);
 
-// GPU helpers the FFT methods share (kernels/fft_steps.cu).
+// GPU helpers the FFT methods share (kernels/fft_size.cu).
 namespace gpu {
 // Fastest of the padding candidates for an R2C + C2R pair on this GPU, and that pair's median time.
 struct PaddingChoice {
