@@ -1,4 +1,4 @@
-// 06 sat_naive: the summed-area table's row pass with one thread per row (the first step).
+// 09 sat_naive: the summed-area table's row pass with one thread per row (the first step).
 //
 // Teaches: the scan as a CPU programmer writes it, a running sum along the row, and why it is
 // slow on a GPU. A thread's loop is serial (W dependent additions), there are only H threads
