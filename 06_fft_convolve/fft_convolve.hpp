@@ -217,7 +217,7 @@ struct GpuProblem {
   const PaddedShape* padded = nullptr;
   bool measure_padding = false;
 };
-PaddedShape fft_shape(const GpuProblem& problem, cudaStream_t stream);  // the rule above (kernels/fft_size.cu)
+PaddedShape fft_shape(const GpuProblem& problem, cudaStream_t stream);  // the rule above (kernels/fft_steps.cu)
 
 // One GPU method: made cheaply (no CUDA call), asked whether it applies to the filter, set up
 // once (plans, the filter's spectrum, constant memory: untimed, reported as setup time), then run
@@ -281,7 +281,7 @@ struct FusedCallbacks {
 };
 FusedCallbacks fused_callbacks_lto_ir(int architecture);
 
-// GPU helpers the FFT methods share (kernels/fft_size.cu).
+// GPU helpers the FFT methods share (kernels/fft_steps.cu).
 namespace gpu {
 // Fastest of the padding candidates for an R2C + C2R pair on this GPU, and that pair's median time.
 struct PaddingChoice {

@@ -6,7 +6,7 @@
 // and its result wrapped). Beyond that minimum, the size should be one the FFT handles fast,
 // a product of small primes 2^a 3^b 5^c 7^d: 4100 = 2^2 5^2 41 is 2-3 times slower than
 // 4116 = 2^2 3 7^3, and rounding up to a power of two (8192) would quadruple the work. Which
-// of the few smallest fast sizes is quickest on a given GPU is measured (kernels/fft_size.cu).
+// of the few smallest fast sizes is quickest on a given GPU is measured (kernels/fft_steps.cu).
 //
 // Where the filter goes decides where the output lands. With the filter's centre at (0, 0)
 // and its upper-left part wrapped to the far corners, output pixel (row, col) of the circular

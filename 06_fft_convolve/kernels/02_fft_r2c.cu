@@ -15,7 +15,7 @@
 // What changed from step 01: the image is padded (pad_kernel writes the whole FFT-sized array:
 // the image, then zeros) and the filter centred, so the circular convolution holds the linear
 // one; real-to-complex transforms instead of complex ones; the FFT's size a fast one (fft_shape:
-// given, measured on this GPU, or the smallest; kernels/fft_size.cu).
+// given, measured on this GPU, or the smallest; kernels/fft_steps.cu).
 // This file holds both kernels of the path (the pad and the product) and their launchers; the
 // filter's spectrum, computed in setup, is in fft_steps.cuh.
 #include <algorithm>

@@ -6,7 +6,7 @@
 // Each numbered file holds its own kernels and launchers for the steps it runs (02_fft_r2c.cu:
 // the pad and the product, both written out there); what is here is host code, read top to
 // bottom with the step's file. The FFT's size (fft_shape, declared in fft_convolve.hpp) is
-// measured or computed in kernels/fft_size.cu.
+// measured or computed in kernels/fft_steps.cu.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,5 +1,6 @@
-// The FFT's size: the rule of fft_shape (given, measured, or the smallest fast shape) and the
-// measured choice of the size on this GPU.
+// The host side of the FFT methods' steps: the FFT's size, by the rule of fft_shape (given,
+// measured, or the smallest fast shape), and the measured choice of the size on this GPU. The
+// steps' kernels are in the numbered files that run them (02_fft_r2c.cu: the pad and the product).
 //
 // Teaches: which FFT size is fastest is not guessed: the few smallest sizes with factors 2, 3,
 // 5, 7 (and the power of two that rounding up would give) are timed as one R2C + C2R pair each,
