@@ -58,6 +58,22 @@ struct Shape {
 
 using Launcher = void (*)(const MatmulArgs&, cudaStream_t);
 
+// Other tile shapes and pipeline depths of kernels 06 to 09 and 11, for the tuning benchmark
+// (matmul_tune) and the exercises: the registry holds the configuration each kernel ships with;
+// these are its neighbours, measured to justify that choice. Each list is defined in its
+// kernel's file.
+namespace tuning {
+struct TileConfig {  // one tile shape of a kernel, for matmul_tune (not a row: course::Variant is)
+  std::string_view name;  // "cp_async 128x128x16 s3 w64x32"
+  Launcher launch;
+};
+std::span<const TileConfig> warp_tiled_configs();       // kernels/06_warp_tiled.cu
+std::span<const TileConfig> double_buffered_configs();  // kernels/07_double_buffered.cu
+std::span<const TileConfig> cp_async_configs();         // kernels/08_cp_async.cu
+std::span<const TileConfig> cp_async_16b_configs();     // kernels/09_cp_async_16b.cu
+std::span<const TileConfig> wide_thread_configs();      // kernels/11_wide_thread.cu
+}  // namespace tuning
+
 // The registry: every kernel above, in the order of the progression, with its traits;
 // kernels() is the table, kernel(name) one entry (std::out_of_range if there is none).
 inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
@@ -67,6 +83,31 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 #undef COURSE_KERNEL
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
+
+// ---- What every kernel file uses -------------------------------------------------------------
+namespace detail {
+
+// Blocks needed to cover n items, b per block.
+__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// A float4 access must be 16-byte aligned. A row of A starts at a + i * K, so float4 loads of A
+// need K % 4 == 0 (and B's, C's need N % 4 == 0) besides aligned base pointers; a kernel that
+// assumes it silently breaks (misaligned address error) at K = 513. The kernels from 05 on are
+// templates on kVec4, and their launchers pick the float4 version only where this says it is legal.
+inline bool aligned16(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
+inline bool float4_ok(const MatmulArgs& args) {
+  return args.k % 4 == 0 && args.n % 4 == 0 && aligned16(args.a) && aligned16(args.b) && aligned16(args.c);
+}
+
+#ifdef __CUDACC__
+// 64-bit offset of element (row, col) in a row-major matrix with `cols` columns: 32-bit
+// arithmetic would overflow beyond 2^31 elements (a 46341 x 46341 matrix).
+__device__ __forceinline__ std::size_t at(int row, int col, int cols) {
+  return static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(col);
+}
+#endif
+
+}  // namespace detail
 
 // Kernel 12's table (kernels/12_split_k.cu): what runs an m x n x k product on a GPU of `sms`
 // SMs. kWideThread: kernel 11 (enough 128 x 128 tiles); else kTiles128 or kTiles64 with each

@@ -9,7 +9,7 @@
 //    then each kernel: median time, GFLOP/s, percent of cuBLAS and of the FMA ceiling;
 // 3. OpenBLAS sgemm on all cores at the same size.
 // Exit codes: 0 every check passed, 1 a check failed, 2 bad command line, 3 runtime error. The lesson binary reports the registry's kernels in the
-// course's table; this tool exists to compare tile shapes (kernels/tuning.hpp: the neighbours of
+// course's table; this tool exists to compare tile shapes (matmul::tuning in matmul.hpp: the neighbours of
 // the shape each kernel ships with) quickly, which the lesson's table does not list.
 #include <CLI/CLI.hpp>
 
@@ -31,7 +31,6 @@
 #include "course/threads.hpp"
 #include "course/timing.hpp"
 #include "matmul.hpp"
-#include "kernels/tuning.hpp"
 
 namespace {
 

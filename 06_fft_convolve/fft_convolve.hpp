@@ -259,6 +259,16 @@ inline constexpr course::KernelEntry<Launcher> kKernelTable[] = {
 };
 COURSE_KERNEL_ACCESSORS(Launcher, kKernelTable)
 
+namespace detail {
+// A fresh number per filter upload: kernels that keep their filter in constant memory (one
+// copy per program) compare it with what they uploaded last, and upload again before they run
+// if another convolver's filter is there now.
+inline int next_filter_id() {
+  static int last = 0;
+  return ++last;
+}
+}  // namespace detail
+
 // The largest filter the direct GPU kernel holds in constant memory (with its tile's halo in
 // 48 KiB of shared memory). The separable kernel takes any size up to kMaxFilterSize.
 inline constexpr int kMaxDirectFilterSize = 63;

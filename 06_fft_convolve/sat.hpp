@@ -37,7 +37,7 @@ std::string box_problem(const Filter& filter);
 
 // The table on the CPU, in double, row by row then column by column (the reference).
 std::vector<double> table_cpu(const Image& image);
-// What the sat_* methods (kernels/sat_steps.cu) offer besides GpuConvolver: the table alone,
+// What the sat_* methods (kernels/sat_steps.cuh) offer besides GpuConvolver: the table alone,
 // built in the stream, kept in device memory (height x width doubles), for the rows that time
 // the table build on its own (sat_rows.cpp).
 class TableBuilder {

@@ -5,7 +5,7 @@
 // The tests run this solution at the same awkward shapes as the registry's kernels.
 #include "course/check.hpp"
 #include "exercises/exercises.hpp"
-#include "kernels/kernel_common.cuh"
+#include "matmul.hpp"
 
 namespace matmul::exercises {
 

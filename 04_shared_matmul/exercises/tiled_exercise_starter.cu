@@ -20,7 +20,7 @@
 //     (docs/04_shared_matmul.md, exercise 1)?
 #include "course/check.hpp"
 #include "exercises/exercises.hpp"
-#include "kernels/kernel_common.cuh"
+#include "matmul.hpp"
 
 namespace matmul::exercises {
 

@@ -7,7 +7,7 @@
 // loads, 8 bytes for 2 flops, so the kernel is limited by how fast the caches serve loads,
 // not by the FMA units (arithmetic intensity, see the docs).
 #include "course/check.hpp"
-#include "kernel_common.cuh"
+#include "matmul.hpp"
 
 namespace matmul {
 

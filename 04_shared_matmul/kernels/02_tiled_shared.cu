@@ -17,7 +17,7 @@
 // The docs marker comments below bracket what docs/04_shared_matmul.md quotes; the test docs.quotes
 // fails when the page and the code differ.
 #include "course/check.hpp"
-#include "kernel_common.cuh"
+#include "matmul.hpp"
 
 namespace matmul {
 

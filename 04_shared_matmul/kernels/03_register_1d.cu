@@ -6,7 +6,7 @@
 // value of B into a register and reuses it for 8 FMAs with 8 values of A: 9 loads for 8 FMAs
 // instead of 16. The tile walks along K in steps of BK = 8.
 #include "course/check.hpp"
-#include "kernel_common.cuh"
+#include "matmul.hpp"
 
 namespace matmul {
 

@@ -8,7 +8,7 @@
 // shared-memory bank conflicts in the reads of B (thread tc reads columns tc*8 .. tc*8+7, so
 // threads tc and tc + 4 hit the same bank).
 #include "course/check.hpp"
-#include "kernel_common.cuh"
+#include "matmul.hpp"
 
 namespace matmul {
 

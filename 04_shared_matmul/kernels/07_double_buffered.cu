@@ -8,17 +8,65 @@
 // last read one step earlier, before the previous barrier.
 #include "course/check.hpp"
 #include "tile_io.cuh"
-#include "tuning.hpp"
-#include "warp_tile.cuh"
 
 namespace matmul {
 
 namespace {
 
+// ---- Kernel 06's warp tile (a copy) ---------------------------------------------------------
+// Where a thread's 8 x 8 outputs lie in the block's BM x BN tile.
+template <int BM, int BN, int WM, int WN>
+struct WarpTileLayout {
+  static_assert((WM / 8) * (WN / 8) == 32, "a warp's 32 threads, 8 x 8 outputs each, cover WM x WN");
+  static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block tile");
+  static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
+  int m_first, n_first;  // rows m_first + {0..3} and m_first + WM/2 + {0..3}; columns likewise with WN/2
+
+  __device__ __forceinline__ explicit WarpTileLayout(int tid) {
+    const int warp = tid / 32, lane = tid % 32;
+    const int wm = warp / (BN / WN), wn = warp % (BN / WN);
+    const int ty = lane / (WN / 8), tx = lane % (WN / 8);
+    m_first = wm * WM + ty * 4;
+    n_first = wn * WN + tx * 4;
+  }
+
+  __device__ __forceinline__ void output_coordinates(int m0, int n0, int (&rows)[8], int (&cols)[2]) const {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      rows[i] = m0 + m_first + i;
+      rows[4 + i] = m0 + m_first + WM / 2 + i;
+    }
+    cols[0] = n0 + n_first;
+    cols[1] = n0 + n_first + WN / 2;
+  }
+};
+
+// acc += the BK-deep slice: sA[k * LDA + m] (A transposed), sB[k * LDB + n].
+template <int BK, int LDA, int LDB, int WM, int WN>
+__device__ __forceinline__ void multiply_slice(const float* sA, const float* sB, int m_first, int n_first,
+                                               float (&acc)[8][8]) {
+#pragma unroll
+  for (int kk = 0; kk < BK; ++kk) {
+    const float4 a0 = *reinterpret_cast<const float4*>(&sA[kk * LDA + m_first]);
+    const float4 a1 = *reinterpret_cast<const float4*>(&sA[kk * LDA + m_first + WM / 2]);
+    const float4 b0 = *reinterpret_cast<const float4*>(&sB[kk * LDB + n_first]);
+    const float4 b1 = *reinterpret_cast<const float4*>(&sB[kk * LDB + n_first + WN / 2]);
+    const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+    const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+}
+
+// ---- The kernel ---------------------------------------------------------------------------------
+
 template <int BM, int BN, int BK, int WM, int WN, bool kVec4>
-__global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThreads, 2)
+__global__ void __launch_bounds__(WarpTileLayout<BM, BN, WM, WN>::kThreads, 2)
     double_buffered_kernel(MatmulArgs p) {
-  using Layout = detail::WarpTileLayout<BM, BN, WM, WN>;
+  using Layout = WarpTileLayout<BM, BN, WM, WN>;
   constexpr int kThreads = Layout::kThreads;
   constexpr int LDA = BM + 4, LDB = BN;
   __shared__ __align__(16) float sA[2][BK * LDA];
@@ -44,7 +92,7 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
       a_tile.load(p, m0, (t + 1) * BK, tid);
       b_tile.load(p, (t + 1) * BK, n0, tid);
     }
-    detail::multiply_slice<BK, LDA, LDB, WM, WN>(sA[current], sB[current], layout.m_first, layout.n_first, acc);
+    multiply_slice<BK, LDA, LDB, WM, WN>(sA[current], sB[current], layout.m_first, layout.n_first, acc);
     if (more) {
       a_tile.template store<LDA>(sA[current ^ 1], tid);
       b_tile.template store<LDB>(sB[current ^ 1], tid);
@@ -58,7 +106,7 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
 
 template <int BM, int BN, int BK, int WM, int WN>
 void launch_config(const MatmulArgs& args, cudaStream_t stream) {
-  constexpr int kThreads = detail::WarpTileLayout<BM, BN, WM, WN>::kThreads;
+  constexpr int kThreads = WarpTileLayout<BM, BN, WM, WN>::kThreads;
   const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM));
   if (detail::float4_ok(args)) {
     double_buffered_kernel<BM, BN, BK, WM, WN, true><<<grid, kThreads, 0, stream>>>(args);

@@ -7,7 +7,7 @@
 //    being copied while tile t is multiplied. cp.async.commit_group closes a group of copies,
 //    cp.async.wait_group N waits until at most N groups are still in flight, and a
 //    __syncthreads() after it makes the other threads' copies visible. Edge tiles: a copy of
-//    src_size 0 writes zeros (kernel_common.cuh).
+//    src_size 0 writes zeros (cp_async_tile.cuh).
 //  - block swizzle: blocks are numbered so that consecutive ones cover a group of 8 block-rows
 //    column by column: the blocks resident at one time then share rows of A and columns of B,
 //    which stay in L2.
@@ -15,10 +15,7 @@
 #include <mutex>
 
 #include "course/check.hpp"
-#include "tile_io.cuh"
-#include "tuning.hpp"
-#include "cp_async_pipeline.cuh"
-#include "warp_tile.cuh"
+#include "cp_async_tile.cuh"
 
 namespace matmul {
 

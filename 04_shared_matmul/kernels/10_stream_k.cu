@@ -27,6 +27,11 @@
 // together or refuses the launch (cudaErrorCooperativeLaunchTooLarge), and the launcher turns a
 // refusal into a one-line error naming the kernel (exit 3). Above kMaxTiles tiles no block
 // waits (one tile per block), and that grid, larger than the GPU holds, is launched plainly.
+//
+// What changed from kernel 08: the grid and the loop over each block's share of k-steps, the
+// ordered combine of a shared tile, and the cooperative launch. Each tile's arithmetic is kernel
+// 08's, from cp_async_tile.cuh: the tiles copied with cp.async (AsyncATile, AsyncBTile), the
+// pipeline over a range of k-steps (pipeline_k_steps), the warp tile and the 8 x 8 store.
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -34,9 +39,7 @@
 
 #include "course/check.hpp"
 #include "course/errors.hpp"
-#include "cp_async_pipeline.cuh"
-#include "tile_io.cuh"
-#include "warp_tile.cuh"
+#include "cp_async_tile.cuh"
 
 namespace matmul {
 

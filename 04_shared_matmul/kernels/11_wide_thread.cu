@@ -24,8 +24,7 @@
 #include <mutex>
 
 #include "course/check.hpp"
-#include "tile_io.cuh"
-#include "tuning.hpp"
+#include "cp_async_tile.cuh"
 
 namespace matmul {
 

@@ -31,9 +31,7 @@
 #include <mutex>
 
 #include "course/check.hpp"
-#include "cp_async_pipeline.cuh"
-#include "tile_io.cuh"
-#include "warp_tile.cuh"
+#include "cp_async_tile.cuh"
 
 namespace matmul {
 

@@ -1,10 +1,11 @@
-// Moving tiles of A and B into shared memory, shared by kernels 05 to 08.
+// Moving tiles of A and B into shared memory through registers, and a thread's 8 x 8 outputs
+// out to C: shared by kernels 05 to 07 (kernels 08 to 12 copy with cp.async: cp_async_tile.cuh).
 //
 // Teaches:
 //  - coalescing: the threads of a warp read consecutive addresses of one row, so a warp's
 //    request is served by a few full 32-byte sectors;
 //  - float4: one 16-byte load instead of four 4-byte ones (a quarter of the load instructions),
-//    legal only when every row is 16-byte aligned (kVec4, see kernel_common.cuh);
+//    legal only when every row is 16-byte aligned (kVec4: float4_ok in matmul.hpp);
 //  - A is stored transposed, sA[k][m]: the inner loop then reads 4 consecutive m of one k as a
 //    single float4, just as it reads B's sB[k][n]. The row length LD is padded (BM + 4) so the
 //    transposing stores of a warp fall into different banks;
@@ -13,7 +14,9 @@
 // The docs marker comments below bracket what docs/04_shared_matmul.md quotes (test docs.quotes).
 #pragma once
 
-#include "kernel_common.cuh"
+#include <cuda_runtime.h>
+
+#include "matmul.hpp"
 
 namespace matmul::detail {
 
@@ -116,83 +119,6 @@ struct BTileLoader {
       for (int i = 0; i < kPerThread; ++i) {
         const int e = tid + i * kThreads;
         s[(e / BN) * LD + e % BN] = v[i];
-      }
-    }
-  }
-};
-
-// The same tiles with cp.async (kernel 08): no staging registers, zeros copied in for the edges.
-// Each thread's source addresses are worked out once (src, step) and advanced by k0 per tile,
-// so the loop holds few 64-bit pointers in registers.
-//
-// A goes element by element (a transposing copy cannot use 16-byte pieces). Each warp copies
-// 8 consecutive k of 4 consecutive rows: 4 full 32-byte sectors from global memory, and with
-// LD = BM + 4 the 32 shared-memory addresses k * LD + m fall into 32 different banks.
-template <int BM, int BK, int kThreads, int LD>
-struct AsyncATile {
-  static constexpr int kRowStep = kThreads / 8;  // rows between a thread's elements
-  static constexpr int kRows = BM / kRowStep, kCols = BK / 8;
-  static_assert(BK % 8 == 0 && kThreads % 8 == 0 && BM % kRowStep == 0, "tile shape");
-  const float* src;       // A(m0 + row0, col0)
-  std::size_t step;       // kRowStep rows of A
-  int col0, dst0;         // this thread's first column of the tile; its first element in the stage
-  unsigned rows_inside;   // bit j: row row0 + j * kRowStep lies inside A
-
-  __device__ __forceinline__ AsyncATile(const MatmulArgs& p, int m0, int tid) {
-    const int row0 = tid / 8;
-    col0 = tid % 8;
-    src = p.a + at(m0 + row0, col0, p.k);
-    step = static_cast<std::size_t>(kRowStep) * static_cast<std::size_t>(p.k);
-    dst0 = col0 * LD + row0;
-    rows_inside = 0;
-#pragma unroll
-    for (int j = 0; j < kRows; ++j) rows_inside |= (m0 + row0 + j * kRowStep < p.m ? 1u : 0u) << j;
-  }
-
-  __device__ __forceinline__ void copy(float* stage, const MatmulArgs& p, int k0) const {
-#pragma unroll
-    for (int h = 0; h < kCols; ++h) {
-      const bool k_inside = k0 + 8 * h + col0 < p.k;
-#pragma unroll
-      for (int j = 0; j < kRows; ++j) {
-        const bool valid = k_inside && (rows_inside >> j & 1u);
-        cp_async_4(stage + dst0 + 8 * h * LD + j * kRowStep, valid ? src + j * step + k0 + 8 * h : p.a, valid);
-      }
-    }
-  }
-};
-
-// B's tile keeps B's layout: 16-byte copies where rows are aligned (kVec4), else 4-byte ones.
-template <int BN, int BK, int kThreads, int LD, bool kVec4>
-struct AsyncBTile {
-  static constexpr int kWidth = kVec4 ? 4 : 1;                     // floats per copy
-  static constexpr int kRowStep = kThreads / (BN / kWidth);        // rows between a thread's copies
-  static constexpr int kRows = BK / kRowStep;
-  static_assert(kThreads % (BN / kWidth) == 0 && BK % kRowStep == 0, "tile shape");
-  const float* src;       // B(row0, n0 + col)
-  std::size_t step;       // kRowStep rows of B
-  int row0, dst0;
-  bool col_inside;        // kVec4: the whole float4 (N % 4 == 0)
-
-  __device__ __forceinline__ AsyncBTile(const MatmulArgs& p, int n0, int tid) {
-    row0 = tid / (BN / kWidth);
-    const int col = tid % (BN / kWidth) * kWidth;
-    src = p.b + at(row0, n0 + col, p.n);
-    step = static_cast<std::size_t>(kRowStep) * static_cast<std::size_t>(p.n);
-    dst0 = row0 * LD + col;
-    col_inside = n0 + col < p.n;
-  }
-
-  __device__ __forceinline__ void copy(float* stage, const MatmulArgs& p, int k0) const {
-    const float* tile = src + static_cast<std::size_t>(k0) * static_cast<std::size_t>(p.n);
-#pragma unroll
-    for (int j = 0; j < kRows; ++j) {
-      const bool valid = col_inside && k0 + row0 + j * kRowStep < p.k;
-      const float* from = valid ? tile + j * step : p.b;
-      if constexpr (kVec4) {
-        cp_async_16(stage + dst0 + j * kRowStep * LD, from, valid);
-      } else {
-        cp_async_4(stage + dst0 + j * kRowStep * LD, from, valid);
       }
     }
   }

@@ -12,6 +12,8 @@
 // down and right. The tests check that the result is exactly that (circular_reference), and the
 // lesson's pitfall picture shows it next to the right answer. Kernel 02 pads and centres.
 // (C2C on a real image also wastes half the work: the imaginary parts are all 0.)
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,9 +21,39 @@
 
 #include "course/check.hpp"
 #include "course/cufft_plan.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 
 namespace fft_convolve {
+
+namespace detail {
+
+namespace {
+
+// The convolution theorem's product and the inverse transform's 1 / N, in one pass:
+// data[k] = data[k] * filter[k] * scale, a grid-stride loop over the complex elements. (Step 02
+// runs the same kernel, written out in its file too.)
+__global__ void multiply_and_scale_kernel(cufftComplex* __restrict__ data, const cufftComplex* __restrict__ filter,
+                                          std::size_t count, float scale) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride) {
+    const cufftComplex a = data[k];
+    const cufftComplex b = filter[k];
+    data[k] = make_float2((a.x * b.x - a.y * b.y) * scale, (a.x * b.y + a.y * b.x) * scale);
+  }
+}
+
+void enqueue_multiply_and_scale(cufftComplex* data, const cufftComplex* filter, std::size_t count, float scale,
+                                cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  // One element per thread up to 2^20 blocks; beyond that the grid-stride loop takes over.
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 1u << 20));
+  multiply_and_scale_kernel<<<std::max(blocks, 1u), kThreads, 0, stream>>>(data, filter, count, scale);
+  CUDA_CHECK_LAUNCH("multiply_and_scale_kernel");
+}
+
+}  // namespace
+
+}  // namespace detail
 
 namespace {
 

@@ -11,6 +11,13 @@
 //
 // The product kernel is memory-bound: it reads two complex numbers and writes one per element
 // (24 bytes), 8 flops. It should run near the device copy bandwidth.
+//
+// What changed from step 01: the image is padded (pad_kernel writes the whole FFT-sized array:
+// the image, then zeros) and the filter centred, so the circular convolution holds the linear
+// one; real-to-complex transforms instead of complex ones; the FFT's size a fast one (fft_shape:
+// given, measured on this GPU, or the smallest; kernels/fft_steps.cu).
+// This file holds both kernels of the path (the pad and the product) and their launchers; the
+// filter's spectrum, computed in setup, is in fft_steps.cuh.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -25,6 +32,32 @@ namespace fft_convolve {
 namespace detail {
 
 namespace {
+
+// padded(row, col) = image(row, col) inside the image, 0 elsewhere: every element of the
+// Ph x Pw array is written, so nothing from an earlier run can leak in.
+__global__ void pad_kernel(const float* __restrict__ image, int height, int width, float* __restrict__ padded,
+                           int padded_height, int padded_width) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= padded_height || col >= padded_width) return;
+  const float value = (row < height && col < width) ? image[static_cast<std::size_t>(row) * width + col] : 0.0f;
+  padded[static_cast<std::size_t>(row) * padded_width + col] = value;
+}
+
+void enqueue_pad(const float* image, int height, int width, float* padded, PaddedShape shape, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  const dim3 grid((shape.width + block.x - 1) / block.x, (shape.height + block.y - 1) / block.y);
+  pad_kernel<<<grid, block, 0, stream>>>(image, height, width, padded, shape.height, shape.width);
+  CUDA_CHECK_LAUNCH("pad_kernel");
+}
+
+// output = the upper-left height x width corner of the padded result: a pitched 2-D copy, no kernel.
+void enqueue_crop(const float* padded, PaddedShape shape, float* output, int height, int width, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpy2DAsync(output, static_cast<std::size_t>(width) * sizeof(float), padded,
+                               static_cast<std::size_t>(shape.width) * sizeof(float),
+                               static_cast<std::size_t>(width) * sizeof(float), static_cast<std::size_t>(height),
+                               cudaMemcpyDeviceToDevice, stream));
+}
 
 // data[k] = data[k] * filter[k] * scale, a grid-stride loop over the complex elements.
 // [docs:multiply_and_scale_kernel]

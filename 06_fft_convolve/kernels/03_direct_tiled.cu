@@ -14,12 +14,17 @@
 // once): the kernel should run near the device copy bandwidth. Common sizes (3, 5, 7) are
 // compiled with K known, so the loops unroll; other sizes up to 63 use the same code with K a
 // run-time value.
+//
+// What changed from step 02: no transform at all. Each output is its K x K sum computed where it
+// is written (the definition in fft_convolve.hpp), so no padding to an FFT size, no plans and no
+// spectrum: the cost grows with K^2 instead of staying flat, and the lesson's crossover is where
+// the two meet.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "course/check.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 
 namespace fft_convolve {
 

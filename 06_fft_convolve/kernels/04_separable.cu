@@ -11,12 +11,15 @@
 // input with its halo in shared memory (zeros outside the image), the taps in constant memory.
 // The classic filter is not separable (its rows are not multiples of one another), so for it
 // this method reports why it does not apply instead of computing something else.
+//
+// What changed from step 03: the K x K taps become a column and a row (Filter::column, ::row),
+// and the one direct pass becomes two 1-D passes through a scratch image.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "course/check.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 
 namespace fft_convolve {
 

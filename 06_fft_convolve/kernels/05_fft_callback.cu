@@ -14,6 +14,9 @@
 // and the setup column shows it. The rules (cuFFT's documentation, "LTO load and store
 // callbacks"): set the callback after cufftCreate and before planning; the function's signature
 // is fixed (data, element offset, caller info, shared memory); callerInfo is a device pointer.
+//
+// What changed from step 02: the product kernel and its pass are gone (the callback does the
+// product); the pad kernel and the crop are step 02's, copied below so that this file reads whole.
 #include <cufftXt.h>
 
 #include <memory>
@@ -28,6 +31,41 @@
 #include "kernels/fft_steps.cuh"
 
 namespace fft_convolve {
+
+namespace detail {
+
+namespace {
+
+// ---- Step 02's pad and crop (a copy) -----------------------------------------------------------
+// padded(row, col) = image(row, col) inside the image, 0 elsewhere: every element of the
+// Ph x Pw array is written, so nothing from an earlier run can leak in.
+__global__ void pad_kernel(const float* __restrict__ image, int height, int width, float* __restrict__ padded,
+                           int padded_height, int padded_width) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= padded_height || col >= padded_width) return;
+  const float value = (row < height && col < width) ? image[static_cast<std::size_t>(row) * width + col] : 0.0f;
+  padded[static_cast<std::size_t>(row) * padded_width + col] = value;
+}
+
+void enqueue_pad(const float* image, int height, int width, float* padded, PaddedShape shape, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  const dim3 grid((shape.width + block.x - 1) / block.x, (shape.height + block.y - 1) / block.y);
+  pad_kernel<<<grid, block, 0, stream>>>(image, height, width, padded, shape.height, shape.width);
+  CUDA_CHECK_LAUNCH("pad_kernel");
+}
+
+// output = the upper-left height x width corner of the padded result: a pitched 2-D copy, no kernel.
+void enqueue_crop(const float* padded, PaddedShape shape, float* output, int height, int width, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpy2DAsync(output, static_cast<std::size_t>(width) * sizeof(float), padded,
+                               static_cast<std::size_t>(shape.width) * sizeof(float),
+                               static_cast<std::size_t>(width) * sizeof(float), static_cast<std::size_t>(height),
+                               cudaMemcpyDeviceToDevice, stream));
+}
+
+}  // namespace
+
+}  // namespace detail
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "course/check.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 #include "kernels/register_chunk.cuh"
 
 namespace fft_convolve {

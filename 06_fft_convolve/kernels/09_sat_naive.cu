@@ -1,10 +1,10 @@
-// 06 sat_naive: the summed-area table's row pass with one thread per row (the first step).
+// 09 sat_naive: the summed-area table's row pass with one thread per row (the first step).
 //
 // Teaches: the scan as a CPU programmer writes it, a running sum along the row, and why it is
 // slow on a GPU. A thread's loop is serial (W dependent additions), there are only H threads
 // (a few warps per SM at 1024 rows), and the 32 threads of a warp read 32 different rows at
 // once: addresses W floats apart, one memory transaction per thread instead of one per warp
-// (uncoalesced). The column pass and the box from four corners (sat_steps.cu) are shared by all
+// (uncoalesced). The column pass and the box from four corners (sat_steps.cuh) are shared by all
 // the steps; only the row pass changes from here to kernels/12_sat_cub.cu.
 #include <memory>
 

@@ -1,10 +1,10 @@
-// 07 sat_block_scan: the row pass by one block per row, a work-efficient parallel scan.
+// 10 sat_block_scan: the row pass by one block per row, a work-efficient parallel scan.
 //
 // Teaches: the scan in a block. The block reads 256 neighbouring values of its row at once
 // (coalesced), scans them in parallel (block_inclusive_scan in sat_steps.cuh: shuffles inside
 // each warp, Kogge-Stone, then the warps' totals), adds the running total of the chunks before,
 // and moves on along the row. log2(32) = 5 shuffle steps instead of 255 dependent additions.
-// What changed from step 06: H blocks of 256 threads instead of one thread per row.
+// What changed from step 09: H blocks of 256 threads instead of one thread per row.
 #include <memory>
 
 #include "course/check.hpp"

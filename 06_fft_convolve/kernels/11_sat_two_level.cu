@@ -1,6 +1,6 @@
-// 08 sat_two_level: the row pass for long rows, in two levels (scan, scan the totals, add).
+// 11 sat_two_level: the row pass for long rows, in two levels (scan, scan the totals, add).
 //
-// Teaches: a scan wider than one block. Step 07 walks a row's chunks one after another inside
+// Teaches: a scan wider than one block. Step 10 walks a row's chunks one after another inside
 // one block, so a 32,768-wide row is 128 chunks in sequence on one SM. Here every segment of
 // kSegment values is its own block: (1) each block scans its segment and writes the segment's
 // total, (2) one thread per row scans its row's segment totals into offsets (a 32,768-wide row

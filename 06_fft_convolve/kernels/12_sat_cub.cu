@@ -1,6 +1,6 @@
-// 09 sat_cub: the row pass with the library's block scan, cub::BlockScan (the library row).
+// 12 sat_cub: the row pass with the library's block scan, cub::BlockScan (the library row).
 //
-// Teaches: CUB's building blocks inside your own kernel. Step 07's structure (one block per
+// Teaches: CUB's building blocks inside your own kernel. Step 10's structure (one block per
 // row, chunks along the row, a running total) with cub::BlockScan doing the scan: its
 // InclusiveSum takes a callback that receives each chunk's total and returns the prefix to add
 // (the running total), so the carry needs no code of ours. CUB's device-wide

@@ -17,7 +17,7 @@
 //       tiles before (kept for each of the band's rows). It reads the image again and writes the
 //       table once. The blocks take the bands last first: the last rows pass (1) read are the
 //       likeliest still in L2.
-// What changed from step 12: everything after the row pass; the column pass (sat_steps.cu) is
+// What changed from step 12: everything after the row pass; the column pass (sat_steps.cuh) is
 // not used. The table's bound is the same kind: every entry is a sum of at most W + H / kBandRows
 // + 2 kBandRows partial sums (sat_rows.cpp checks (W + H + 2) 2^-52 sum|x|).
 #include <cstdint>

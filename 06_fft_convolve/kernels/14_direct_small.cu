@@ -1,4 +1,4 @@
-// 13 direct_small: the direct convolution for small filters (K <= 7) at the memory's limit.
+// 14 direct_small: the direct convolution for small filters (K <= 7) at the memory's limit.
 //
 // Teaches what a memory-bound stencil needs once its arithmetic is cheap, and why step 06 fell
 // short of the copy at 5 x 5 (58% of it at 4096 x 4096 on the first GPU run, an H200):
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "course/check.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 
 namespace fft_convolve {
 

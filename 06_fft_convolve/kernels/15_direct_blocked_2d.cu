@@ -1,4 +1,4 @@
-// 14 direct_blocked_2d: step 06 blocked in two directions, for the FMA ceiling at large K.
+// 15 direct_blocked_2d: step 06 blocked in two directions, for the FMA ceiling at large K.
 //
 // Teaches what bound step 06 at large K (40 to 48% of the FP32 FMA ceiling from K = 15 to 63 on
 // the first GPU run, an H200) and how a second blocking direction removes it:
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "course/check.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 
 namespace fft_convolve {
 

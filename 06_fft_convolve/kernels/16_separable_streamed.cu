@@ -1,4 +1,4 @@
-// 15 separable_streamed: step 07's two passes without block-wide barriers, so that the loads of
+// 16 separable_streamed: step 07's two passes without block-wide barriers, so that the loads of
 // some warps overlap the sums of others.
 //
 // Teaches why a kernel can sit well below both its ceilings: step 07 fell from 92% of the copy at
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "course/check.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 #include "kernels/register_chunk.cuh"
 
 namespace fft_convolve {

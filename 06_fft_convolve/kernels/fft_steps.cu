@@ -1,74 +1,22 @@
-// The steps around the cuFFT calls: padding, cropping, the filter's spectrum, and the measured
-// choice of the FFT size.
+// The host side of the FFT methods' steps: the FFT's size, by the rule of fft_shape (given,
+// measured, or the smallest fast shape), and the measured choice of the size on this GPU. The
+// steps' kernels are in the numbered files that run them (02_fft_r2c.cu: the pad and the product).
 //
-// Teaches: the convolution theorem needs the image and the filter in arrays of the FFT's size.
-// The pad kernel writes the whole padded array in one pass (image or zero), so no step relies
-// on zeros left over from an earlier run; the crop is a pitched 2-D copy (cudaMemcpy2DAsync),
-// no kernel needed. Which FFT size is fastest is not guessed: the few smallest sizes with
-// factors 2, 3, 5, 7 (and the power of two that rounding up would give) are timed as one
-// R2C + C2R pair each, and the fastest wins.
+// Teaches: which FFT size is fastest is not guessed: the few smallest sizes with factors 2, 3,
+// 5, 7 (and the power of two that rounding up would give) are timed as one R2C + C2R pair each,
+// and the fastest wins. The same pair, timed at the chosen size, is the FFT methods' ceiling.
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "course/check.hpp"
+#include "course/cufft_plan.hpp"
+#include "course/device_buffer.hpp"
 #include "course/timing.hpp"
-#include "kernels/fft_steps.cuh"
+#include "fft_convolve.hpp"
 
 namespace fft_convolve {
-
-namespace detail {
-
-namespace {
-
-__global__ void pad_kernel(const float* __restrict__ image, int height, int width, float* __restrict__ padded,
-                           int padded_height, int padded_width) {
-  const int col = blockIdx.x * blockDim.x + threadIdx.x;
-  const int row = blockIdx.y * blockDim.y + threadIdx.y;
-  if (row >= padded_height || col >= padded_width) return;
-  const float value = (row < height && col < width) ? image[static_cast<std::size_t>(row) * width + col] : 0.0f;
-  padded[static_cast<std::size_t>(row) * padded_width + col] = value;
-}
-
-}  // namespace
-
-void enqueue_pad(const float* image, int height, int width, float* padded, PaddedShape shape, cudaStream_t stream) {
-  const dim3 block(32, 8);
-  const dim3 grid((shape.width + block.x - 1) / block.x, (shape.height + block.y - 1) / block.y);
-  pad_kernel<<<grid, block, 0, stream>>>(image, height, width, padded, shape.height, shape.width);
-  CUDA_CHECK_LAUNCH("pad_kernel");
-}
-
-void enqueue_crop(const float* padded, PaddedShape shape, float* output, int height, int width, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpy2DAsync(output, static_cast<std::size_t>(width) * sizeof(float), padded,
-                               static_cast<std::size_t>(shape.width) * sizeof(float),
-                               static_cast<std::size_t>(width) * sizeof(float), static_cast<std::size_t>(height),
-                               cudaMemcpyDeviceToDevice, stream));
-}
-
-course::DeviceBuffer<cufftComplex> filter_spectrum(const Filter& filter, PaddedShape shape,
-                                                   const course::CufftPlan& forward, cudaStream_t stream, float scale) {
-  std::vector<float> host(shape.real_count());
-  place_filter_centred(filter, shape, host);
-  if (scale != 1.0f) {
-    for (float& v : host) v *= scale;  // the transform is linear: F(scale f) = scale F(f)
-  }
-  course::DeviceBuffer<float> padded(host.size(), "the padded filter");
-  padded.copy_from_host_async(host, stream);  // in the plan's stream: ordered before the FFT
-  course::DeviceBuffer<cufftComplex> spectrum(shape.complex_count(), "the filter's spectrum");
-  forward.set_stream(stream);
-  CUFFT_CHECK(cufftExecR2C(forward.get(), padded.data(), spectrum.data()));
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` and `padded` are freed on return
-  return spectrum;
-}
-
-int next_filter_id() {
-  static int last = 0;
-  return ++last;
-}
-
-}  // namespace detail
 
 namespace gpu {
 
