@@ -73,7 +73,7 @@ set_tests_properties(scripts.run_course_keeps_json PROPERTIES LABELS cpu TIMEOUT
 # Two tests per page set:
 #   docs.commands.<name>        the pages' full sizes; labels cpu and docs-full. On a GPU machine
 #                               they take about 24 GPU-minutes, so scripts/test_course.sh leaves
-#                               the docs-full label out there (scripts/reproduce_docs.sh runs it);
+#                               the docs-full label out there (scripts/reproduce_docs.py runs it);
 #                               without a GPU (CI) they run as part of every test run.
 #   docs.commands.<name>.quick  the same commands with sizes capped and few repetitions
 #                               (scripts/tests/doc_quick.sh): every flag still parsed and run, in
@@ -158,6 +158,14 @@ if(Python3_Interpreter_FOUND)
     add_test(NAME docs.agenda.checker.${case}
              COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_agenda_checker.sh ${case})
     set_tests_properties(docs.agenda.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+  endforeach()
+  # The reference-run script (scripts/reproduce_docs.py) without a GPU or a build: its command line
+  # (one line, exit 2, nothing made), and its steps over stand-in binaries: timings.tsv, --skip,
+  # --deadline, runs copied between parts and between calls, exit 1 for a failed or skipped step.
+  foreach(case IN ITEMS bad_command_line steps skip_and_deadline split_calls)
+    add_test(NAME scripts.reproduce_docs.${case}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/check_reproduce_docs.py ${case})
+    set_tests_properties(scripts.reproduce_docs.${case} PROPERTIES LABELS cpu TIMEOUT 120)
   endforeach()
 endif()
 

@@ -50,10 +50,10 @@ course_build "$preset"
 probe="$course_root/build/$preset/bin/course_device_info"
 # On a GPU machine the documented commands run at their quick sizes only (docs.commands.*.quick):
 # at the pages' full sizes (label docs-full) they take about 24 GPU-minutes, which is
-# scripts/reproduce_docs.sh's part "tests". Without a GPU (CI) they run in full.
+# scripts/reproduce_docs.py's part "tests". Without a GPU (CI) they run in full.
 leave_out=()
 if gpu="$("$probe" --has-gpu)"; then
-  echo "== test (GPU: ${gpu#usable: }; the documented commands at their quick sizes: the docs-full label is reproduce_docs.sh's)"
+  echo "== test (GPU: ${gpu#usable: }; the documented commands at their quick sizes: the docs-full label is reproduce_docs.py's)"
   [[ " $* " == *docs-full* ]] || leave_out=(-LE docs-full)
 elif [[ "${COURSE_REQUIRE_GPU:-}" =~ ^(1|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn])$ ]]; then
   echo "== test (no usable GPU: $gpu; COURSE_REQUIRE_GPU is set, so GPU tests will fail)"

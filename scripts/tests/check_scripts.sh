@@ -35,24 +35,21 @@ expect_one_line() {
 }
 
 case_missing_values() {
-  local script flag
+  local script flag runner
   for item in "sweep.sh --lesson" "sweep.sh --sizes" "sweep.sh --out" "run_course.sh --results" \
-              "reproduce_docs.sh --part" "reproduce_docs.sh --out" "reproduce_docs.sh --lessons" \
-              "reproduce_docs.sh --skip" "reproduce_docs.sh --deadline" "reproduce_docs.sh --bin"; do
+              "reproduce_docs.py --part" "reproduce_docs.py --out" "reproduce_docs.py --lessons" \
+              "reproduce_docs.py --skip" "reproduce_docs.py --deadline" "reproduce_docs.py --bin"; do
     read -r script flag <<<"$item"
-    capture bash "$root/scripts/$script" "$flag"
+    runner=bash
+    [[ "$script" != *.py ]] || runner=python3
+    capture "$runner" "$root/scripts/$script" "$flag"
     expect_one_line "$script $flag (no value)" 2 "^$script: $flag needs a value"
-    capture bash "$root/scripts/$script" "$flag" ""
+    capture "$runner" "$root/scripts/$script" "$flag" ""
     expect_one_line "$script $flag '' (empty value)" 2 "^$script: $flag needs a value"
   done
-  capture bash "$root/scripts/reproduce_docs.sh" --part everything
-  expect_one_line "reproduce_docs.sh --part everything" 2 "^reproduce_docs.sh: --part everything: choose"
-  capture bash "$root/scripts/reproduce_docs.sh" --part runs,,sweeps
-  expect_one_line "reproduce_docs.sh --part runs,,sweeps" 2 "^reproduce_docs.sh: --part runs,,sweeps: choose"
-  capture bash "$root/scripts/reproduce_docs.sh" --lessons 01,99
-  expect_one_line "reproduce_docs.sh --lessons 01,99" 2 "^reproduce_docs.sh: --lessons 01,99: '99' is not a lesson"
-  capture bash "$root/scripts/reproduce_docs.sh" --deadline 5min
-  expect_one_line "reproduce_docs.sh --deadline 5min" 2 "^reproduce_docs.sh: --deadline 5min: give whole seconds"
+  # reproduce_docs.py's other refusals are in scripts/tests/check_reproduce_docs.py.
+  capture python3 "$root/scripts/reproduce_docs.py" --part everything
+  expect_one_line "reproduce_docs.py --part everything" 2 "^reproduce_docs.py: --part everything: choose"
   capture bash "$root/scripts/sweep.sh" --lesson 99_nothing
   expect_one_line "sweep.sh --lesson 99_nothing (before any build)" 2 "^sweep.sh: --lesson 99_nothing: no such lesson"
 }
