@@ -5,7 +5,7 @@
 
 # The CPU columns' rows (fastest_cpu_any_method ... json_out): the fastest verified CPU row of any
 # method, the fastest one-thread row that is not a teaching row, on the reference run's 05 and 06.
-foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
+foreach(case IN ITEMS folder missing_file name_too_long not_json missing_without_equals failed_row did_not_finish all_verified groups
                      failed_sweep optional_keys_absent wrong_type wrong_row deep fifo huge_time huge_threads
                      control_characters
                      fastest_cpu_any_method no_plain_one_thread_row teaching_and_unverified rows_without_verification json_out)

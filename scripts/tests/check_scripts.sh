@@ -3,7 +3,7 @@
 #
 # Usage: scripts/tests/check_scripts.sh CASE [BIN_DIR PAGE...]
 #   missing_values  a script flag given without its value: one line naming it, exit 2
-#   plot_errors     plot.py on a missing, an invalid or a foreign file: one line, exit 3, no traceback
+#   plot_errors     plot.py on a missing (exit 2), an invalid or a foreign file (exit 3): one line, no traceback
 #   progress        a build shows one line per target; apt's output goes to build/apt.log
 #   configure_installs  the configure step (setup.sh) with stand-ins for cmake, apt-get and id:
 #                   as root every missing package, required and optional, is installed in one
@@ -58,13 +58,15 @@ case_plot_errors() {
   local plot="$root/scripts/plot.py"
   printf '{"schema": "cuda-course-report/1", ' >"$work/truncated.json"
   printf '{"schema": "cuda-course-report/1"}' >"$work/foreign.json"
-  for item in "missing:$work/no-such-file.json:does not exist" \
-              "truncated:$work/truncated.json:is not valid JSON" \
-              "fieldless:$work/foreign.json:lacks a field"; do
-    IFS=: read -r what file pattern <<<"$item"
+  # A file named that cannot be read is a bad command line (2, as a lesson's input file); one
+  # read that is not a lesson's results is 3.
+  for item in "missing:$work/no-such-file.json:2:does not exist" \
+              "truncated:$work/truncated.json:3:is not valid JSON" \
+              "fieldless:$work/foreign.json:3:lacks a field"; do
+    IFS=: read -r what file code pattern <<<"$item"
     capture python3 "$plot" "$file" --out "$work/plots"
     [[ "$err" != *Traceback* ]] || fail "plot.py on a $what file printed a traceback:"$'\n'"$err"
-    expect_one_line "plot.py on a $what file" 3 "^plot.py: error: .*$pattern"
+    expect_one_line "plot.py on a $what file" "$code" "^plot.py: error: .*$pattern"
   done
 }
 
