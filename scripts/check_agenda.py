@@ -38,8 +38,7 @@ PROG = "check_agenda.py"
 
 
 def usage_error(message):
-    print(f"{PROG}: {message}", file=sys.stderr)
-    print(f"usage: {PROG} [--root DIR]", file=sys.stderr)
+    print(f"{PROG}: {message} (usage: {PROG} [--root DIR])", file=sys.stderr)
     sys.exit(2)
 
 
@@ -133,8 +132,12 @@ def main(argv):
     args = list(argv)
     while args:
         flag = args.pop(0)
-        if flag == "--root" and args:
+        if flag == "--root" and args and args[0] and not args[0].startswith("-"):
             root = Path(args.pop(0))
+            if not root.is_dir():
+                usage_error(f"--root {str(root)[:200]!r}: no such folder")
+        elif flag == "--root":
+            usage_error("--root needs a value")
         else:
             usage_error(f"unknown argument {flag!r}")
     docs = root / "docs"

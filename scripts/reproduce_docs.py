@@ -67,6 +67,12 @@ def usage_error(message):
     sys.exit(2)
 
 
+def shown(value):
+    """A value from the command line as an error shows it: control characters (an escape sequence,
+    a newline) written as \\x.. escapes, so that the error stays one line and the terminal plain."""
+    return re.sub(r"[\x00-\x1f\x7f]", lambda match: f"\\x{ord(match.group()):02x}", value)
+
+
 def split_list(value):
     """A comma-separated list as bash's `IFS=, read -ra` splits it: a trailing empty item is
     dropped, any other empty item kept."""
@@ -89,7 +95,7 @@ def parse_command_line(arguments):
                 usage_error(f"{argument} needs a value (see --help)")
             # "--out --part": the next flag is not the value (a folder named -x is written ./-x).
             if arguments[0].startswith("-"):
-                usage_error(f"{argument} needs a value, not the flag '{arguments[0]}' (see --help)")
+                usage_error(f"{argument} needs a value, not the flag '{shown(arguments[0])}' (see --help)")
             value = arguments.pop(0)
             if argument in ("--out", "--bin"):
                 value = os.path.realpath(os.path.join(caller, value))
@@ -98,7 +104,7 @@ def parse_command_line(arguments):
             print(__doc__.strip())
             sys.exit(0)
         else:
-            usage_error(f"unknown argument '{argument}' (see --help)")
+            usage_error(f"unknown argument '{shown(argument)}' (see --help)")
 
     parts = set()
     for item in split_list(options["part"]):
@@ -107,19 +113,19 @@ def parse_command_line(arguments):
         elif item in ALL_PARTS:
             parts.add(item)
         else:
-            usage_error(f"--part {options['part']}: choose from tests, course, runs, sweeps, ncu, plots or all "
+            usage_error(f"--part {shown(options['part'])}: choose from tests, course, runs, sweeps, ncu, plots or all "
                         "(comma-separated)")
     lessons = set()
     if options["lessons"]:
         for item in split_list(options["lessons"]):
             if not re.fullmatch(r"[0-9][0-9]", item) or not glob.glob(os.path.join(ROOT, f"{item}_*", "CMakeLists.txt")):
-                usage_error(f"--lessons {options['lessons']}: '{item}' is not a lesson (give numbers such as 01,02)")
+                usage_error(f"--lessons {shown(options['lessons'])}: '{shown(item)}' is not a lesson (give numbers such as 01,02)")
             lessons.add(item)
     deadline = options["deadline"]
     if deadline and not re.fullmatch(r"[1-9][0-9]{0,5}", deadline):
-        usage_error(f"--deadline {deadline}: give whole seconds, 1 or more")
+        usage_error(f"--deadline {shown(deadline)}: give whole seconds, 1 or more")
     if options["bin"] and not os.path.isdir(options["bin"]):
-        usage_error(f"--bin {options['bin']}: no such folder")
+        usage_error(f"--bin {shown(options['bin'])}: no such folder")
     out = options["out"]
     try:
         os.makedirs(out, exist_ok=True)
@@ -127,7 +133,7 @@ def parse_command_line(arguments):
     except OSError:
         writable = False
     if not writable:
-        usage_error(f"--out {out}: not a folder where files can be written")
+        usage_error(f"--out {shown(out)}: not a folder where files can be written")
     options["parts"] = parts
     options["lesson_set"] = lessons
     options["skip_patterns"] = split_list(options["skip"])

@@ -344,6 +344,8 @@ int run(int argc, char** argv) {
   app.add_option("files", files, "JSON files written by the lessons (--json)");
   course::parse_command_line(app, argc, argv);
   if (files.empty() && missing.empty()) throw course::UsageError("no JSON files given");
+  // Before anything is read: a FIFO would block, and a device must never be replaced.
+  if (!json_out.empty()) course::check_output_path("--json", json_out);
   for (const std::string& item : missing) {
     if (item.find('=') == std::string::npos || item.front() == '=') {
       throw course::UsageError("--missing: '" + item + "' is not LESSON=REASON");

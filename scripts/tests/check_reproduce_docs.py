@@ -6,7 +6,8 @@ they are asked for (the `tests` part, which runs ctest in the checkout, and the 
 Cases:
   bad_command_line  every flag without a value, with an empty one or with a flag for its value,
                     an unknown argument, a bad --part, --lessons, --deadline, --bin or --out: one
-                    line on stderr naming it, exit 2, nothing created; --help: the usage, exit 0
+                    line on stderr naming it (control characters shown as \\x.. escapes), exit 2,
+                    nothing created; --help: the usage, exit 0
   steps             --part course,runs: each step's line, ok or FAILED with its exit status;
                     timings.tsv (a header, then step, seconds, exit status, command with <out>);
                     the lesson's defaults run copied from course/; a program not built; machine.txt;
@@ -101,6 +102,7 @@ def case_bad_command_line(work):
         (["--part", "runs,,sweeps"], rf"^reproduce_docs\.py: --part runs,,sweeps: {choose}"),
         (["--part", ",runs"], rf"^reproduce_docs\.py: --part ,runs: {choose}"),
         (["--part", "Runs"], rf"^reproduce_docs\.py: --part Runs: {choose}"),
+        (["--part", "abc\x1b[31m\nnext"], r"^reproduce_docs\.py: --part abc\\x1b\[31m\\x0anext: choose"),
         (["--lessons", "01,99"], r"^reproduce_docs\.py: --lessons 01,99: '99' is not a lesson"),
         (["--lessons", "1"], r"^reproduce_docs\.py: --lessons 1: '1' is not a lesson"),
         (["--lessons", "01,,02"], r"^reproduce_docs\.py: --lessons 01,,02: '' is not a lesson"),
@@ -121,7 +123,7 @@ def case_bad_command_line(work):
         code, _, err = run(arguments, cwd=work)
         lines = err.splitlines()
         check(code == 2 and len(lines) == 1 and re.search(pattern, lines[0]) and "Traceback" not in err,
-              f"{' '.join(arguments)} -> exit {code}: {err.strip()}", f"expected exit 2 and one line matching {pattern}")
+              f"{' '.join(arguments).encode('unicode_escape').decode()} -> exit {code}: {err.strip()}", f"expected exit 2 and one line matching {pattern}")
     check(not os.path.exists(out), "no --out folder made by a refused command line")
     check(not os.path.exists(os.path.join(work, "--part")) and not os.path.exists(os.path.join(work, "-k")),
           "no folder named after a flag")
