@@ -162,6 +162,15 @@ if(Python3_Interpreter_FOUND)
   # The reference-run script (scripts/reproduce_docs.py) without a GPU or a build: its command line
   # (one line, exit 2, nothing made), and its steps over stand-in binaries: timings.tsv, --skip,
   # --deadline, runs copied between parts and between calls, exit 1 for a failed or skipped step.
+  # The generated fuzz of bad inputs (scripts/tests/fuzz_bad_inputs.py): every program's flags with
+  # missing, empty, non-numeric, negative, huge and out-of-range values, unusable paths, two outputs
+  # on one path; no hang, crash, traceback, exit 0, file named after a flag or write in the checkout.
+  # Here a sample of 300 with a fixed seed within 45 s; the whole set (about 2,300 cases, minutes):
+  #   python3 scripts/tests/fuzz_bad_inputs.py build/release/bin
+  add_test(NAME scripts.bad_input.fuzz_sample
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/fuzz_bad_inputs.py
+             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} --sample 300 --budget 45 --timeout 10)
+  set_tests_properties(scripts.bad_input.fuzz_sample PROPERTIES LABELS cpu TIMEOUT 120)
   foreach(case IN ITEMS bad_command_line steps skip_and_deadline split_calls)
     add_test(NAME scripts.reproduce_docs.${case}
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/check_reproduce_docs.py ${case})

@@ -134,7 +134,7 @@ def main(argv):
         flag = args.pop(0)
         if flag == "--root" and args and args[0] and not args[0].startswith("-"):
             root = Path(args.pop(0))
-            if not root.is_dir():
+            if not os.path.isdir(root):  # False for a name too long, where Path.is_dir raises
                 usage_error(f"--root {str(root)[:200]!r}: no such folder")
         elif flag == "--root":
             usage_error("--root needs a value")

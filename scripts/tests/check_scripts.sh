@@ -245,6 +245,8 @@ case_doc_commands() {
     case "$line" in
       compute-sanitizer*|*cmake\ *|ctest\ *|git\ *|*./scripts/*.sh*)
         echo "not run here: $where: $line (builds or tests: CI runs ./scripts/test_course.sh)"; continue ;;
+      *scripts/tests/*)
+        echo "not run here: $where: $line (a test's own script: ctest runs it)"; continue ;;
       *./build/release/bin/*|*scripts/plot.py*) ;;
       *) fail "$where: a documented command this test does not know: $line" ;;
     esac
