@@ -102,16 +102,16 @@ VALUES = {
     "text": ANY + [("word", "abc", None), ("escape", "abc\x1b[31m\nnext", None), ("long", LONG_NAME, None)],
     "choice": ANY + [("word", "abc", True), ("escape", "abc\x1b[31m\nnext", True), ("long", LONG_NAME, True),
                      ("path", "../../etc", True)],
-    "in_file": ANY + [("absent", "no_such_file.json", True), ("fifo", "{work}/fifo", True),
-                      ("folder", "{work}/folder", True), ("dev_zero", "/dev/zero", True),
-                      ("long_name", LONG_NAME, True), ("binary", "{work}/binary.bin", None)],
-    "out_file": ANY + [("fifo", "{work}/fifo", True), ("folder", "{work}/folder", True), ("dev_full", "{full}", True),
+    "in_file": ANY + [("absent", "no_such_file.json", True), ("fifo", "@CASE@/fifo", True),
+                      ("folder", "@CASE@/folder", True), ("dev_zero", "/dev/zero", True),
+                      ("long_name", LONG_NAME, True), ("binary", "@CASE@/binary.bin", None)],
+    "out_file": ANY + [("fifo", "@CASE@/fifo", True), ("folder", "@CASE@/folder", True), ("dev_full", "{full}", True),
                        ("proc", "/proc/fuzz/x.json", True), ("no_parent", "no_such_folder/x.json", True),
                        ("long_name", LONG_NAME, True), ("trailing_slash", "x.json/", True)],
-    "out_dir": ANY + [("file", "{work}/a_file", True), ("fifo", "{work}/fifo", True), ("dev_full", "{full}", True),
+    "out_dir": ANY + [("file", "@CASE@/a_file", True), ("fifo", "@CASE@/fifo", True), ("dev_full", "{full}", True),
                       ("proc", "/proc/fuzz", True), ("long_name", LONG_NAME, True)],
-    "in_dir": ANY + [("absent", "no_such_folder", True), ("file", "{work}/a_file", True),
-                     ("fifo", "{work}/fifo", True), ("long_name", LONG_NAME, True)],
+    "in_dir": ANY + [("absent", "no_such_folder", True), ("file", "@CASE@/a_file", True),
+                     ("fifo", "@CASE@/fifo", True), ("long_name", LONG_NAME, True)],
     "bool": [("with_value", "=abc", True)],
 }
 
@@ -213,11 +213,11 @@ def cases_for(program, command, base, flags, work):
             if kind_name == "bool":
                 arguments.append(flag + value)
             elif flag is None:
-                arguments.append(value.format(work=work, full=FULL[0]))
+                arguments.append(value.format(full=FULL[0]))
             else:
                 arguments.append(flag)
                 if value is not None:
-                    arguments.append(value.format(work=work, full=FULL[0]))
+                    arguments.append(value.format(full=FULL[0]))
             refuse = must_refuse(value_name, value, refused, kind_text if kind_name == "number" else None)
             cases.append(Case(program, command + arguments, f"{flag or 'positional'} {value_name}", refuse))
     outputs = [names[-1] for names, kind_name, _ in flags if kind_name in ("out_file",) and names[0]]
@@ -271,17 +271,32 @@ def environment(work, script):
 
 
 # The device a "dev_full" value names: /dev/full, or, run as root, a device node of the same kind
-# made in the scratch folder. As root, a program that renames a finished file over the path (as
+# made in the case's folder. As root, a program that renames a finished file over the path (as
 # course_summary --json did) replaces the device itself: the machine's /dev/full must never be it.
 FULL = ["/dev/full"]
+OWN_DEVICE = "@CASE@/full"
+
+
+def make_case_fixtures(folder):
+    """The paths a case's values name (@CASE@/...), made afresh in its folder: a program that
+    replaces one (a rename over the FIFO) cannot change what the next case is given."""
+    os.makedirs(os.path.join(folder, "folder"))
+    os.mkfifo(os.path.join(folder, "fifo"))
+    with open(os.path.join(folder, "a_file"), "w", encoding="utf-8") as file:
+        file.write("a file\n")
+    with open(os.path.join(folder, "binary.bin"), "wb") as file:
+        file.write(bytes(range(256)) * 16)
+    if FULL[0] == OWN_DEVICE:
+        os.mknod(os.path.join(folder, "full"), 0o666 | stat.S_IFCHR, os.makedev(1, 7))
 
 
 def make_fixtures(work):
-    """The paths the values name, the stand-in cmake and ctest, and stand-in lesson binaries."""
+    """The stand-in checkout, cmake and ctest, and stand-in lesson binaries."""
     if os.geteuid() == 0:
         try:
             os.mknod(os.path.join(work, "full"), 0o666 | stat.S_IFCHR, os.makedev(1, 7))
-            FULL[0] = os.path.join(work, "full")
+            os.remove(os.path.join(work, "full"))
+            FULL[0] = OWN_DEVICE
         except OSError as error:  # no CAP_MKNOD: the device cases are left out, with a line
             print(f"{PROG}: run as root and no device can be made here ({error.strerror}): "
                   "the cases with a device for a path are left out")
@@ -292,12 +307,6 @@ def make_fixtures(work):
     for entry in os.listdir(ROOT):
         if entry != "build":
             os.symlink(os.path.join(ROOT, entry), os.path.join(checkout, entry))
-    os.makedirs(os.path.join(work, "folder"))
-    os.mkfifo(os.path.join(work, "fifo"))
-    with open(os.path.join(work, "a_file"), "w", encoding="utf-8") as file:
-        file.write("a file\n")
-    with open(os.path.join(work, "binary.bin"), "wb") as file:
-        file.write(bytes(range(256)) * 16)
     tools = os.path.join(work, "tools")
     os.makedirs(tools)
     stand_in = ('#!/bin/sh\n[ "$1" = --version ] && { echo "$(basename "$0") version 3.28.3"; exit 0; }\n'
@@ -323,9 +332,11 @@ def run_case(case, work, index, timeout):
     """Runs one case in a scratch folder of its own; sets case.result = (finding or None, detail)."""
     folder = os.path.join(work, "cases", str(index))
     os.makedirs(folder)
+    make_case_fixtures(folder)
     script = not os.path.isabs(case.command[0])
     command = [case.command[0], os.path.join(work, "checkout", case.command[1])] + case.command[2:] if script \
         else case.command
+    command = [part.replace("@CASE@", folder) for part in command]
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=open(os.path.join(folder, ".stderr"), "wb"), env=environment(work, script),
@@ -355,7 +366,10 @@ def run_case(case, work, index, timeout):
     cpu = usage.ru_utime + usage.ru_stime  # the process's own (its children are only counted once reaped)
     code = os.waitstatus_to_exitcode(status)
     flagged = [name for name in os.listdir(folder) if name.startswith("-")]
-    if timed_out:
+    replaced = FULL[0] == OWN_DEVICE and not stat.S_ISCHR(os.lstat(os.path.join(folder, "full")).st_mode)
+    if replaced:
+        finding, detail = "escape", "the device node it was given was replaced by a file"
+    elif timed_out:
         finding = "hang" if cpu < 0.2 * wall else "slow"
         detail = f"killed after {wall:.0f} s ({cpu:.1f} s of CPU)"
     elif code < 0 or code > 3 or "terminate called" in err:
@@ -484,8 +498,8 @@ def main(arguments):
                     done += [future.result() for future in finished]
             done += [future.result() for future in concurrent.futures.as_completed(pending)]
         escaped = escaped_files(started_wall)
-        for device in ("/dev/full", "/dev/null", "/dev/zero", FULL[0]):
-            if device and not stat.S_ISCHR(os.lstat(device).st_mode):
+        for device in ("/dev/full", "/dev/null", "/dev/zero"):
+            if not stat.S_ISCHR(os.lstat(device).st_mode):
                 escaped.append(f"{device} (a device) was replaced by a file")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -497,7 +511,7 @@ def main(arguments):
             print(f"{case.result[0]}: {case.program} {case.label}: {case.result[1]}\n    {case.shown()}")
     for path in escaped:
         print(f"escape: {path}")
-    counts["escape"] = len(escaped)
+    counts["escape"] = counts.get("escape", 0) + len(escaped)
     exit_codes = {}
     for case in done:
         exit_codes[case.result[2]] = exit_codes.get(case.result[2], 0) + 1
