@@ -537,8 +537,13 @@ def main():
     written = [path for path in draw(reports, out_dir) if path]
     if not written:
         raise InputError("nothing to draw: no row or sweep of these results ran (" + " ".join(args.results) + ")")
-    for path in written:
-        print(f"wrote {path}")
+    try:
+        for path in written:
+            print(f"wrote {path}")
+        sys.stdout.flush()
+    except OSError as error:  # the PNGs are written; the list of them is lost
+        sys.stdout = open(os.devnull, "w")  # nothing more to flush into the broken stream at exit
+        raise InputError(f"cannot write the list of plots to standard output: {error.strerror or error}")
     return 0
 
 

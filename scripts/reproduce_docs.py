@@ -819,9 +819,11 @@ def main(arguments):
     try:
         session = Session(options)
         return reproduce(session)
-    except OSError as error:  # a copy or a write between steps: one line, not a traceback
-        name = f" {error.filename}" if error.filename else ""
-        say(f"{PROG}: error:{name}: {error.strerror or error}")
+    except OSError as error:  # a copy or a write between steps, or standard output: one line
+        if error.filename is None:
+            sys.stdout = open(os.devnull, "w")  # nothing more to flush into the broken stream at exit
+        where = error.filename or "standard output"
+        say(f"{PROG}: error: cannot write to {where}: {error.strerror or error}")
         return 1
     except KeyboardInterrupt:
         say(f"{PROG}: interrupted")
