@@ -165,7 +165,7 @@ if(Python3_Interpreter_FOUND)
   # The generated fuzz of bad inputs (scripts/tests/fuzz_bad_inputs.py): every program's flags with
   # missing, empty, non-numeric, negative, huge and out-of-range values, unusable paths, two outputs
   # on one path; no hang, crash, traceback, exit 0, file named after a flag or write in the checkout.
-  # Here a sample of 300 with a fixed seed within 45 s; the whole set (about 2,300 cases, minutes):
+  # Here a sample of 300 with a fixed seed within 45 s; the whole set (about 2,350 cases, a minute or two):
   #   python3 scripts/tests/fuzz_bad_inputs.py build/release/bin
   add_test(NAME scripts.bad_input.fuzz_sample
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/fuzz_bad_inputs.py

@@ -33,6 +33,8 @@ import re
 import sys
 from pathlib import Path
 
+import doc_check_args  # run(): standard output that cannot be written is one line, exit 3
+
 WORDS_PER_MINUTE = 100
 PROG = "check_agenda.py"
 
@@ -258,4 +260,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(doc_check_args.run(PROG, lambda: main(sys.argv[1:])))

@@ -31,6 +31,8 @@ import shlex
 import subprocess
 import sys
 
+import doc_check_args  # run(): standard output that cannot be written is one line, exit 3
+
 
 def malformed(message):
     print(message, file=sys.stderr)
@@ -141,4 +143,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(doc_check_args.run("check_bad_args.py", main))

@@ -49,6 +49,8 @@ import os
 import re
 import sys
 
+import doc_check_args  # run(): standard output that cannot be written is one line, exit 3
+
 MARKER = re.compile(r"^\s*<!--\s*figures:\s*(.*?)\s*-->\s*$")
 # A number that stands alone: not inside a word (lookbehind/lookahead on letters, digits, _ and .).
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(%|x)?(?![\w]|\.\d)")
@@ -242,6 +244,8 @@ def main():
         return 2
     except (OSError, UnicodeDecodeError) as error:  # a page or run file that cannot be read as text
         name = getattr(error, "filename", None)
+        if isinstance(error, OSError) and name is None:
+            raise  # standard output: doc_check_args.run says so
         print("check_doc_figures.py: error: cannot read %s: %s" % (name or "a page or run file",
               getattr(error, "strerror", None) or error), file=sys.stderr)
         return 2
@@ -250,4 +254,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(doc_check_args.run("check_doc_figures.py", main))

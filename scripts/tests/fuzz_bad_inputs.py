@@ -11,7 +11,8 @@ runs in a scratch folder of its own with a time limit, and is checked against th
   traceback  a Python traceback on stderr
   exit 0     a value every such flag must refuse (a missing or empty value, a flag taken for the
              value, a word for a number, a value outside the stated range, an unusable path)
-             accepted with exit 0, or a script that went on to configure the build with it
+             accepted with exit 0, or a script that went on to configure the build with it; or
+             exit 0 with standard output on /dev/full (the answer lost)
   flag file  a file named after a flag (--json -k writing ./-k)
   escape     a file written in the checkout, outside build/ (every output is asked for in the
              scratch folder)
@@ -37,7 +38,7 @@ Usage: scripts/tests/fuzz_bad_inputs.py BIN_DIR [--sample N] [--seed S] [--budge
   --only REGEX   only the programs whose name matches
   --list         print the cases and run nothing
 The test scripts.bad_input.fuzz_sample (label cpu) runs a sample of 300 within 45 s; the whole set
-(about 2,300 cases, a few minutes on two cores):
+(about 2,350 cases, a minute or two on two cores):
   python3 scripts/tests/fuzz_bad_inputs.py build/dev/bin
 Exit code: 0 nothing found, 1 a finding (each printed with its command line), 2 bad command line.
 """
@@ -121,8 +122,9 @@ HELP_FLAG = re.compile(r"^  (-[^\s,]+(?:,-[^\s,]+)*)(?: ([A-Z][^\n]*?))?(?:\s{2,
 
 
 class Case:
-    def __init__(self, program, command, label, refused, stdin_file=None):
+    def __init__(self, program, command, label, refused, stdout_full=False):
         self.program, self.command, self.label, self.refused = program, command, label, refused
+        self.stdout_full = stdout_full  # standard output on /dev/full: the answer cannot arrive
         self.result = None
 
     def shown(self):
@@ -220,6 +222,8 @@ def cases_for(program, command, base, flags, work):
                     arguments.append(value.format(full=FULL[0]))
             refuse = must_refuse(value_name, value, refused, kind_text if kind_name == "number" else None)
             cases.append(Case(program, command + arguments, f"{flag or 'positional'} {value_name}", refuse))
+    # The run as given, with standard output on /dev/full: exit 0 would be an answer lost unsaid.
+    cases.append(Case(program, command + base, "standard output on /dev/full", True, stdout_full=True))
     outputs = [names[-1] for names, kind_name, _ in flags if kind_name in ("out_file",) and names[0]]
     for first in range(len(outputs)):
         for second in range(first + 1, len(outputs)):
@@ -338,9 +342,10 @@ def run_case(case, work, index, timeout):
         else case.command
     command = [part.replace("@CASE@", folder) for part in command]
     started = time.monotonic()
-    process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(folder, ".stderr"), "wb"), env=environment(work, script),
-                               start_new_session=True)
+    with open(os.path.join(folder, ".stderr"), "wb") as stderr, \
+            open("/dev/full" if case.stdout_full else os.devnull, "wb") as stdout:
+        process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                                   env=environment(work, script), start_new_session=True)
     timed_out = False
     deadline = started + timeout
     status = None
