@@ -267,7 +267,8 @@ def all_cases(bin_folder, stubs, work, only):
 def environment(work, script):
     env = dict(os.environ)
     env.update({"CUDA_VISIBLE_DEVICES": "-1", "COURSE_REQUIRE_GPU": "0", "TMPDIR": os.path.join(work, "tmp"),
-                "MPLBACKEND": "Agg", "COURSE_NO_INSTALL": "1", "OMP_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"})
+                "MPLBACKEND": "Agg", "COURSE_NO_INSTALL": "1", "OMP_NUM_THREADS": "1", "LC_ALL": "C.UTF-8",
+                "PYTHONDONTWRITEBYTECODE": "1"})
     env.pop("COURSE_BUILD_DIR", None)
     if script:
         env["PATH"] = os.path.join(work, "tools") + os.pathsep + env.get("PATH", "")
@@ -395,14 +396,15 @@ def run_case(case, work, index, timeout):
 
 
 def escaped_files(since):
-    """Files in the checkout, outside build/ and .git/, changed since `since` (epoch seconds)."""
+    """Files in the checkout, outside build/, .git/ and __pycache__/, changed since `since` (epoch
+    seconds): a new file, or one written over."""
     found = []
     for top, folders, files in os.walk(ROOT):
         relative = os.path.relpath(top, ROOT)
         if relative == ".":
             folders[:] = [f for f in folders if f not in (".git", "build")]
         folders[:] = [f for f in folders if f != "__pycache__"]  # Python's own, for the scripts it imports
-        for name in files + folders:
+        for name in files:  # not folders: Python's __pycache__ beside a script changes its folder's time
             path = os.path.join(top, name)
             try:
                 if os.lstat(path).st_mtime >= since:
