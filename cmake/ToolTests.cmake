@@ -5,7 +5,7 @@
 
 # The CPU columns' rows (fastest_cpu_any_method ... json_out): the fastest verified CPU row of any
 # method, the fastest one-thread row that is not a teaching row, on the reference run's 05 and 06.
-foreach(case IN ITEMS folder not_json missing_without_equals failed_row did_not_finish all_verified groups
+foreach(case IN ITEMS folder missing_file name_too_long not_json missing_without_equals failed_row did_not_finish all_verified groups
                      failed_sweep optional_keys_absent wrong_type wrong_row deep fifo huge_time huge_threads
                      control_characters
                      fastest_cpu_any_method no_plain_one_thread_row teaching_and_unverified rows_without_verification json_out)
@@ -73,7 +73,7 @@ set_tests_properties(scripts.run_course_keeps_json PROPERTIES LABELS cpu TIMEOUT
 # Two tests per page set:
 #   docs.commands.<name>        the pages' full sizes; labels cpu and docs-full. On a GPU machine
 #                               they take about 24 GPU-minutes, so scripts/test_course.sh leaves
-#                               the docs-full label out there (scripts/reproduce_docs.sh runs it);
+#                               the docs-full label out there (scripts/reproduce_docs.py runs it);
 #                               without a GPU (CI) they run as part of every test run.
 #   docs.commands.<name>.quick  the same commands with sizes capped and few repetitions
 #                               (scripts/tests/doc_quick.sh): every flag still parsed and run, in
@@ -160,6 +160,23 @@ if(Python3_Interpreter_FOUND)
     add_test(NAME docs.agenda.checker.${case}
              COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/tests/check_agenda_checker.sh ${case})
     set_tests_properties(docs.agenda.checker.${case} PROPERTIES LABELS cpu TIMEOUT 60)
+  endforeach()
+  # The reference-run script (scripts/reproduce_docs.py) without a GPU or a build: its command line
+  # (one line, exit 2, nothing made), and its steps over stand-in binaries: timings.tsv, --skip,
+  # --deadline, runs copied between parts and between calls, exit 1 for a failed or skipped step.
+  # The generated fuzz of bad inputs (scripts/tests/fuzz_bad_inputs.py): every program's flags with
+  # missing, empty, non-numeric, negative, huge and out-of-range values, unusable paths, two outputs
+  # on one path; no hang, crash, traceback, exit 0, file named after a flag or write in the checkout.
+  # Here a sample of 300 with a fixed seed within 45 s; the whole set (about 2,350 cases, a minute or two):
+  #   python3 scripts/tests/fuzz_bad_inputs.py build/release/bin
+  add_test(NAME scripts.bad_input.fuzz_sample
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/fuzz_bad_inputs.py
+             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} --sample 300 --budget 45 --timeout 10)
+  set_tests_properties(scripts.bad_input.fuzz_sample PROPERTIES LABELS cpu TIMEOUT 120)
+  foreach(case IN ITEMS bad_command_line steps skip_and_deadline split_calls)
+    add_test(NAME scripts.reproduce_docs.${case}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tests/check_reproduce_docs.py ${case})
+    set_tests_properties(scripts.reproduce_docs.${case} PROPERTIES LABELS cpu TIMEOUT 120)
   endforeach()
 endif()
 

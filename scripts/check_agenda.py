@@ -34,13 +34,14 @@ import re
 import sys
 from pathlib import Path
 
+import doc_check_args  # run(): standard output that cannot be written is one line, exit 3
+
 WORDS_PER_MINUTE = 100
 PROG = "check_agenda.py"
 
 
 def usage_error(message):
-    print(f"{PROG}: {message}", file=sys.stderr)
-    print(f"usage: {PROG} [--root DIR]", file=sys.stderr)
+    print(f"{PROG}: {message} (usage: {PROG} [--root DIR])", file=sys.stderr)
     sys.exit(2)
 
 
@@ -135,8 +136,12 @@ def main(argv):
     args = list(argv)
     while args:
         flag = args.pop(0)
-        if flag == "--root" and args:
+        if flag == "--root" and args and args[0] and not args[0].startswith("-"):
             root = Path(args.pop(0))
+            if not os.path.isdir(root):  # False for a name too long, where Path.is_dir raises
+                usage_error(f"--root {str(root)[:200]!r}: no such folder")
+        elif flag == "--root":
+            usage_error("--root needs a value")
         else:
             usage_error(f"unknown argument {flag!r}")
     docs = root / "docs"
@@ -259,4 +264,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(doc_check_args.run(PROG, lambda: main(sys.argv[1:])))

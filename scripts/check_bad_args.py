@@ -31,30 +31,43 @@ import shlex
 import subprocess
 import sys
 
+import doc_check_args  # run(): standard output that cannot be written is one line, exit 3
+
 
 def malformed(message):
     print(message, file=sys.stderr)
     sys.exit(2)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as everywhere in the course (argparse prints the usage too)
+        malformed(f"check_bad_args.py: error: {message} (see --help)")
+
+
 def read_table(path, lesson_dir):
     """Returns [(line number, exit code, regex, [arguments])]; exits 2 on a malformed line."""
     cases = []
-    with open(path, encoding="utf-8") as table:
-        for number, line in enumerate(table, start=1):
-            line = line.rstrip("\n")
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            fields = line.split("\t")
-            if len(fields) != 3 or not fields[0].isdigit() or not fields[1]:
-                malformed(f"{path}:{number}: not <exit>TAB<stderr regex>TAB<arguments>: {line!r}")
-            try:
-                re.compile(fields[1])
-                arguments = shlex.split(fields[2])
-            except (re.error, ValueError) as error:
-                malformed(f"{path}:{number}: {error}: {line!r}")
-            arguments = [a.replace("${LESSON_DIR}", lesson_dir) for a in arguments]
-            cases.append((number, int(fields[0]), fields[1], arguments))
+    if not os.path.isfile(path):  # a FIFO would block the read
+        malformed(f"check_bad_args.py: error: the table {path} is not a file")
+    try:
+        with open(path, encoding="utf-8") as table:
+            lines = table.readlines()
+    except (OSError, UnicodeDecodeError) as error:
+        malformed(f"check_bad_args.py: error: cannot read the table {path}: {getattr(error, 'strerror', None) or error}")
+    for number, line in enumerate(lines, start=1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not fields[0].isdigit() or not fields[1]:
+            malformed(f"{path}:{number}: not <exit>TAB<stderr regex>TAB<arguments>: {line!r}")
+        try:
+            re.compile(fields[1])
+            arguments = shlex.split(fields[2])
+        except (re.error, ValueError) as error:
+            malformed(f"{path}:{number}: {error}: {line!r}")
+        arguments = [a.replace("${LESSON_DIR}", lesson_dir) for a in arguments]
+        cases.append((number, int(fields[0]), fields[1], arguments))
     if not cases:
         malformed(f"{path}: no cases")
     return cases
@@ -72,7 +85,7 @@ def gpu_missing(probe, cache={}):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("binary")
     parser.add_argument("table")
     parser.add_argument("--lesson-dir", default=None,
@@ -81,6 +94,13 @@ def main():
     parser.add_argument("--timeout", type=float, default=60,
                         help="seconds for one case (a case past it fails, named; default 60)")
     options = parser.parse_args()
+    for flag, program in (("binary", options.binary), ("--probe", options.probe)):
+        if program is not None and not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            parser.error(f"{flag} {program[:200]!r}: not a program that can be run")
+    if not 0 < options.timeout < 1e6:
+        parser.error(f"--timeout {options.timeout:g}: give seconds, more than 0")
+    if options.lesson_dir is not None and not os.path.isdir(options.lesson_dir):
+        parser.error(f"--lesson-dir {options.lesson_dir[:200]!r}: no such folder")
     lesson_dir = options.lesson_dir or os.path.dirname(os.path.dirname(os.path.abspath(options.table)))
     cases = read_table(options.table, lesson_dir)
 
@@ -123,4 +143,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(doc_check_args.run("check_bad_args.py", main))

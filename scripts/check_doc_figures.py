@@ -49,6 +49,8 @@ import os
 import re
 import sys
 
+import doc_check_args  # run(): standard output that cannot be written is one line, exit 3
+
 MARKER = re.compile(r"^\s*<!--\s*figures:\s*(.*?)\s*-->\s*$")
 # A number that stands alone: not inside a word (lookbehind/lookahead on letters, digits, _ and .).
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(%|x)?(?![\w]|\.\d)")
@@ -223,6 +225,8 @@ def main():
                         help="the checkout (default: this one)")
     parser.add_argument("pages", nargs="*", help="pages relative to the root")
     args = parser.parse_args()
+    if not os.path.isdir(args.root):
+        parser.error(f"--root {args.root[:200]!r}: no such folder")
     pages = args.pages or default_pages(args.root)
     cache = {}
     blocks = figures = failures = 0
@@ -230,14 +234,24 @@ def main():
         for page in pages:
             if not os.path.isfile(os.path.join(args.root, page)):
                 raise UsageError("no page %s under %s" % (page, args.root))
-            b, f, x = check_page(args.root, page, cache, sys.stdout)
+            try:
+                b, f, x = check_page(args.root, page, cache, sys.stdout)
+            except UnicodeDecodeError as error:  # the page or a run file it names
+                raise UsageError(f"cannot read {page} or a file it names: not UTF-8 text ({error.reason})")
             blocks, figures, failures = blocks + b, figures + f, failures + x
     except UsageError as error:
         print("check_doc_figures.py: error: %s" % error, file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as error:  # a page or run file that cannot be read as text
+        name = getattr(error, "filename", None)
+        if isinstance(error, OSError) and name is None:
+            raise  # standard output: doc_check_args.run says so
+        print("check_doc_figures.py: error: cannot read %s: %s" % (name or "a page or run file",
+              getattr(error, "strerror", None) or error), file=sys.stderr)
         return 2
     print("%d marked blocks in %d pages: %d figures, %d not in their files" % (blocks, len(pages), figures, failures))
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(doc_check_args.run("check_doc_figures.py", main))

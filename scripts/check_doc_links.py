@@ -176,4 +176,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(doc_check_args.run(PROG, main))

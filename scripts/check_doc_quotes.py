@@ -210,4 +210,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(doc_check_args.run(PROG, main))

@@ -41,12 +41,13 @@ while [ $# -gt 0 ]; do
     --hint) hint=1 ;;
     --timeout)
       [ $# -gt 0 ] && [ -n "$1" ] || fail_usage "--timeout needs a value (seconds)"
-      [[ "$1" =~ ^[0-9]{1,6}$ ]] && [ "$1" -ge 1 ] || fail_usage "--timeout $1: give whole seconds, 1 or more"
+      [[ "$1" =~ ^[0-9]{1,6}$ ]] && [ "$1" -ge 1 ] || fail_usage "--timeout ${1//[[:cntrl:]]/?}: give whole seconds, 1 or more"
       limit="$1"
       shift ;;
     -h | --help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 0 ;;
-    -*) fail_usage "unknown flag $argument ($usage)" ;;
+    -*) fail_usage "unknown flag ${argument//[[:cntrl:]]/?} ($usage)" ;;
     *)
+      [ -n "$argument" ] || fail_usage "an empty argument: give a LESSON and a NAME ($usage)"
       if [ -z "$lesson_arg" ]; then lesson_arg="$argument"
       elif [ -z "$name_arg" ]; then name_arg="$argument"
       else fail_usage "too many arguments ($usage)"
@@ -58,10 +59,10 @@ done
 # The table's rows for the lesson: "04" matches 04_shared_matmul, a full name matches itself.
 rows="$(awk -v want="$lesson_arg" '!/^#/ && NF >= 8 && ($1 == want || index($1, want "_") == 1)' "$table")"
 if [ -z "$rows" ]; then
-  fail_usage "no lesson '$lesson_arg' has a checked exercise (lessons: $(awk '!/^#/ && NF {print $1}' "$table" | sort -u | paste -sd ' ' -))"
+  fail_usage "no lesson '${lesson_arg//[[:cntrl:]]/?}' has a checked exercise (lessons: $(awk '!/^#/ && NF {print $1}' "$table" | sort -u | paste -sd ' ' -))"
 fi
 lesson="$(printf '%s\n' "$rows" | awk '{print $1}' | sort -u)"
-[ "$(printf '%s\n' "$lesson" | wc -l)" -eq 1 ] || fail_usage "'$lesson_arg' names more than one lesson"
+[ "$(printf '%s\n' "$lesson" | wc -l)" -eq 1 ] || fail_usage "'${lesson_arg//[[:cntrl:]]/?}' names more than one lesson"
 names="$(printf '%s\n' "$rows" | awk '{print $2}' | paste -sd ' ' -)"
 
 if [ -z "$name_arg" ]; then
@@ -73,7 +74,7 @@ if [ -z "$name_arg" ]; then
   name_arg="$names"
 fi
 row="$(printf '%s\n' "$rows" | awk -v want="$name_arg" '$2 == want')"
-[ -n "$row" ] || fail_usage "lesson $lesson has no exercise '$name_arg' (its exercises: $names)"
+[ -n "$row" ] || fail_usage "lesson $lesson has no exercise '${name_arg//[[:cntrl:]]/?}' (its exercises: $names)"
 # lesson name kind needs starter check solution_check sha256, then (kind fast) target ceiling run...
 read -r _ name kind needs starter check solution_check _ target ceiling run_args <<<"$row"
 test_name="$check"

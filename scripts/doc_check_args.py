@@ -1,5 +1,6 @@
 """The command line the Markdown checkers share (check_doc_quotes.py, check_doc_links.py):
-`[--root DIR] [PAGE...]`, a bad one a one-line error and exit 2. Standard library only."""
+`[--root DIR] [PAGE...]`, a bad one a one-line error and exit 2; and their verdict written to
+standard output, or one line and exit 3 where it cannot be. Standard library only."""
 import os
 import sys
 
@@ -30,3 +31,21 @@ def parse_command_line(prog, doc, arguments):
         else:
             pages.append(argument)
     return root, pages
+
+
+def run(prog, main):
+    """main()'s exit code, once its output is known to have arrived: standard output on a full
+    disk or a closed pipe is one line and exit 3, not a traceback or a lost verdict."""
+    try:
+        code = main()
+        sys.stdout.flush()
+        return code
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        try:
+            sys.stdout = open(os.devnull, "w")  # nothing more to flush into the broken stream at exit
+        except OSError:
+            pass
+        print(f"{prog}: cannot write to standard output: {error.strerror or error}", file=sys.stderr)
+        return 3

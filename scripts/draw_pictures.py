@@ -954,7 +954,7 @@ def main():
     for only in args.only:
         key = only if only.endswith(".png") else only + ".png"
         if key not in PICTURES:
-            parser.error("--only: no picture named '%s' (see --list)" % only)
+            parser.error("--only: no picture named %r (see --list)" % only)
         chosen.append(key)
     if not os.path.isdir(args.out) or not os.access(args.out, os.W_OK):
         parser.error("--out: '%s' is not a writable folder" % args.out)

@@ -25,9 +25,11 @@ Run it with any python3: if that one lacks matplotlib, the script starts itself 
 that has it (another python3 on PATH, or /usr/bin/python3, where Debian's python3-matplotlib is).
 Every field of a results file is data: the lesson's name is checked (it names the PNG files) and
 only used to look the lesson up; a field of the wrong type is one line naming the file and field.
-Exit codes: 0 plots written, 2 bad command line (an --out that is not a writable folder) or no
-course results given, 3 a file is missing, unreadable, not a regular file, not JSON or lacks a
-field, a plot cannot be drawn, or no Python with matplotlib was found. Every error is one line.
+Exit codes: 0 plots written, 2 bad command line (an --out that is not a writable folder, a results
+file or folder named that is missing or cannot be read, a FIFO or a device: as a lesson's input
+file) or no course results given, 3 a file read that is not a regular file (in a folder given), is
+not JSON or lacks a field, a plot cannot be drawn, or no Python with matplotlib was found. Every
+error is one line.
 """
 import argparse
 import importlib.util
@@ -127,25 +129,27 @@ LESSON_NAME = re.compile(r"[0-9]{2}_[a-z0-9_]{1,60}")
 SWEEP_NAME = re.compile(r"[A-Za-z0-9_-]{1,60}")
 
 
-def read_regular_file(file):
+def read_regular_file(file, named):
     """The bytes of `file`, refused unread if it is not a regular file (a FIFO would block the
-    read for ever, /dev/zero never ends), and read with a bound."""
+    read for ever, /dev/zero never ends), and read with a bound. A file that cannot be read is a
+    bad command line (UsageError) where the command line `named` it, else an InputError."""
+    unreadable = UsageError if named else InputError
     try:
         # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then says what it is.
         fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise InputError(f"{file} does not exist")
+        raise unreadable(f"{file} does not exist")
     except OSError as error:
-        raise InputError(f"cannot read {file}: {error.strerror}")
+        raise unreadable(f"cannot read {str(file)[:200]}: {error.strerror}")
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{file} is not a regular file (a FIFO, a device or a socket)")
+            raise unreadable(f"{file} is not a regular file (a FIFO, a device or a socket)")
         os.set_blocking(fd, True)
         try:
             data = handle.read(MAX_RESULT_BYTES + 1)
         except OSError as error:
-            raise InputError(f"cannot read {file}: {error.strerror}")
+            raise unreadable(f"cannot read {file}: {error.strerror}")
     if len(data) > MAX_RESULT_BYTES:
         raise InputError(f"{file} is larger than {MAX_RESULT_BYTES >> 20} MiB: not a lesson's results")
     return data
@@ -195,18 +199,28 @@ def reject_constant(name):
     raise ValueError(f"{name} is not a JSON value")
 
 
+def is_folder(path):
+    """Whether `path` is a folder; False for a name that cannot be looked up (too long, a loop):
+    reading it then says why."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def load_reports(paths):
     reports = []
     for path in paths:
         if not path:
             raise UsageError("a results path is empty")
         path = Path(path)
+        folder = is_folder(path)
         try:
-            files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+            files = sorted(path.glob("*.json")) if folder else [path]
         except OSError as error:
-            raise InputError(f"cannot list {path}: {error.strerror}")
+            raise UsageError(f"cannot list {path}: {error.strerror}")
         for file in files:
-            data = read_regular_file(file)
+            data = read_regular_file(file, named=not folder)
             try:
                 report = json.loads(data, parse_constant=reject_constant)
             except RecursionError:
@@ -515,7 +529,7 @@ def main():
     ALLOWED_ROOTS.append(out_dir.resolve())
     for given in args.results:
         if given:
-            folder = Path(given) if Path(given).is_dir() else Path(given).parent
+            folder = Path(given) if is_folder(given) else Path(given).parent
             ALLOWED_ROOTS.append(folder.resolve())
     reports = load_reports(args.results)
     if not reports:
@@ -523,8 +537,13 @@ def main():
     written = [path for path in draw(reports, out_dir) if path]
     if not written:
         raise InputError("nothing to draw: no row or sweep of these results ran (" + " ".join(args.results) + ")")
-    for path in written:
-        print(f"wrote {path}")
+    try:
+        for path in written:
+            print(f"wrote {path}")
+        sys.stdout.flush()
+    except OSError as error:  # the PNGs are written; the list of them is lost
+        sys.stdout = open(os.devnull, "w")  # nothing more to flush into the broken stream at exit
+        raise InputError(f"cannot write the list of plots to standard output: {error.strerror or error}")
     return 0
 
 

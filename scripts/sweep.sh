@@ -38,7 +38,7 @@ done
 # Everything is checked before anything is configured or built.
 if [ "$lesson" != all ] && { ! [[ "$lesson" =~ ^[0-9][0-9]_[A-Za-z0-9_]+$ ]] ||
                              [ ! -f "$course_root/$lesson/CMakeLists.txt" ]; }; then
-  course_say "sweep.sh: --lesson $lesson: no such lesson (lessons are folders such as 01_vector_exp)"
+  course_say "sweep.sh: --lesson ${lesson//[[:cntrl:]]/?}: no such lesson (lessons are folders such as 01_vector_exp)"
   exit 2
 fi
 set -f  # the sizes are words, never file names: "*" stays "*"

@@ -33,6 +33,20 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   esac
   if [[ "$ctest_with_value" == *" $arg "* ]]; then
     if ((i + 1 >= ${#args[@]})) || [ -z "${args[i + 1]}" ]; then course_say "test_course.sh: $arg needs a value"; exit 2; fi
+    value="${args[i + 1]}"
+    # ctest takes "-R -N" as a regex and "-j abc" as no limit: a value is checked here, so that a
+    # slip never configures, builds and runs the whole suite.
+    if [[ "$value" == -* ]]; then
+      course_say "test_course.sh: $arg needs a value, not the flag '$(printf '%q' "$value")'"; exit 2
+    fi
+    case "$arg" in
+      -j|--parallel) [[ "$value" =~ ^[1-9][0-9]{0,3}$ ]] ||
+        { course_say "test_course.sh: $arg $(printf '%q' "$value"): give a number of jobs, 1 to 9999"; exit 2; } ;;
+      --timeout) [[ "$value" =~ ^[0-9]{1,7}(\.[0-9]+)?$ ]] ||
+        { course_say "test_course.sh: --timeout $(printf '%q' "$value"): give seconds, such as 600"; exit 2; } ;;
+      --repeat) [[ "$value" =~ ^(until-fail|until-pass|after-timeout):[1-9][0-9]{0,5}$ ]] ||
+        { course_say "test_course.sh: --repeat $(printf '%q' "$value"): give until-fail:N, until-pass:N or after-timeout:N"; exit 2; } ;;
+    esac
     i=$((i + 1))
   elif [[ "$ctest_flags" == *" $arg "* ]] || [[ "$arg" =~ ^-(j[0-9]+|-parallel=.+|R.+|E.+|L.+|-tests-regex=.+|-exclude-regex=.+|-label-regex=.+|-label-exclude=.+)$ ]]; then
     :
@@ -50,10 +64,10 @@ course_build "$preset"
 probe="$course_root/build/$preset/bin/course_device_info"
 # On a GPU machine the documented commands run at their quick sizes only (docs.commands.*.quick):
 # at the pages' full sizes (label docs-full) they take about 24 GPU-minutes, which is
-# scripts/reproduce_docs.sh's part "tests". Without a GPU (CI) they run in full.
+# scripts/reproduce_docs.py's part "tests". Without a GPU (CI) they run in full.
 leave_out=()
 if gpu="$("$probe" --has-gpu)"; then
-  echo "== test (GPU: ${gpu#usable: }; the documented commands at their quick sizes: the docs-full label is reproduce_docs.sh's)"
+  echo "== test (GPU: ${gpu#usable: }; the documented commands at their quick sizes: the docs-full label is reproduce_docs.py's)"
   [[ " $* " == *docs-full* ]] || leave_out=(-LE docs-full)
 elif [[ "${COURSE_REQUIRE_GPU:-}" =~ ^(1|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn])$ ]]; then
   echo "== test (no usable GPU: $gpu; COURSE_REQUIRE_GPU is set, so GPU tests will fail)"

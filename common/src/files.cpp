@@ -186,6 +186,12 @@ void AtomicFile::commit() {
   if (::fsync(fd_) != 0) fail("cannot flush it to disk", errno);  // the data on disk before the rename
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) fail("close failed", errno);  // close reports delayed write errors
+  // Never renamed over a FIFO, a device or a socket: run as root, that would replace /dev/full
+  // itself. check_output_path refuses them before the work; this guards every caller at the end.
+  struct stat existing {};
+  if (::lstat(path_.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISLNK(existing.st_mode)) {
+    fail(file_kind(existing.st_mode) + " is there, not a regular file", 0);
+  }
   if (std::rename(temporary_.c_str(), path_.c_str()) != 0) fail("cannot rename the finished file into place", errno);
   committed_ = true;
 }

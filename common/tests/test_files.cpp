@@ -122,6 +122,19 @@ TEST_F(Files, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(files_in_folder(), 1u) << "the temporary file must be gone";
 }
 
+TEST_F(Files, ACommitNeverReplacesAFifoOrADevice) {
+  // The last guard behind check_output_path: run as root, a rename over /dev/full replaced the
+  // device with a regular file (course_summary --json /dev/full did, before it checked the path).
+  const std::string fifo = path("pipe.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_one_line_error<course::Error>([&] { course::write_file_atomically(fifo, "{}\n", "the JSON results"); },
+                                       "cannot write the JSON results to " + fifo + ": a FIFO (named pipe) is there");
+  struct stat info {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode)) << "the FIFO is still there";
+  EXPECT_EQ(files_in_folder(), 1u) << "the temporary file must be gone";
+}
+
 TEST_F(Files, AnUncommittedFileLeavesNothing) {
   {
     course::AtomicFile file(path("never.txt"), "a test file");

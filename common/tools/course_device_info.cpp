@@ -17,6 +17,14 @@
 
 namespace {
 
+// The exit code, once what was printed is known to have arrived: with standard output on a full
+// disk or a closed pipe the answer is lost, which is an error (exit 3), not a silent exit 0.
+int printed(int code) {
+  std::cout.flush();
+  if (!std::cout) throw course::Error("cannot write the answer to standard output (a full disk or a closed pipe?)");
+  return code;
+}
+
 int run(int argc, char** argv) {
   CLI::App app("Describes the GPU and measures its copy bandwidths", "course_device_info");
   int device = 0;
@@ -29,11 +37,11 @@ int run(int argc, char** argv) {
       course::open_gpu(device, !has_gpu_only && course::gpu_required_by_environment());
   if (has_gpu_only) {
     std::cout << (status.usable ? "usable: " + status.device->name : status.reason) << "\n";
-    return status.usable ? 0 : 1;
+    return printed(status.usable ? 0 : 1);
   }
   if (!status.usable) {
     std::cout << "No usable GPU: " << status.reason << "\n";
-    return 0;
+    return printed(0);
   }
   const course::DeviceInfo& info = *status.device;
   std::cout << info.one_line() << "\n"
@@ -55,7 +63,7 @@ int run(int argc, char** argv) {
     const course::Ceiling pinned = course::measure_pinned_copy(256u << 20, kind, repeat);
     std::cout << "  " << course::format_fixed(pinned.value, 1) << " GB/s  " << pinned.description << "\n";
   }
-  return 0;
+  return printed(0);
 }
 
 }  // namespace

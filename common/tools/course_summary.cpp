@@ -17,8 +17,9 @@
 // A report whose rows give no verified CPU row at all (an older or hand-made file) keeps its
 // summary's cpu_serial_ms and cpu_parallel_ms. Below the table, each line names the rows used.
 // Exit codes: 0 every lesson verified, 1 a lesson FAILED verification or did not finish (--missing),
-// 2 bad command line, 3 a file is unreadable (a FIFO, a device: refused unread), not JSON, or lacks
-// a field or has one of the wrong type (one line naming the file and the field).
+// 2 bad command line, or a file that cannot be read (missing, a folder, a FIFO or a device: refused
+// unread), 3 a file that is not JSON, or lacks a field or has one of the wrong type (one line naming
+// the file and the field), or a summary that cannot be written.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -105,9 +106,20 @@ struct LoadedReport {
   Fields fields() const { return Fields(content, path); }
 };
 
+// A file named on the command line that cannot be read (missing, a folder, a FIFO or a device, too
+// large, no permission, a name too long) is a bad command line, exit 2, as a lesson's --image is;
+// one that is read but is not a lesson's JSON is exit 3.
 LoadedReport load_report(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw course::Error(path + " is a folder; give the JSON files in it");
-  const std::string text = course::read_file(path, kMaxReportBytes);  // a FIFO or /dev/zero is refused
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw course::UsageError(path + " is a folder; give the JSON files in it");
+  }
+  std::string text;
+  try {
+    text = course::read_file(path, kMaxReportBytes);  // a FIFO or /dev/zero is refused unread
+  } catch (const course::Error& error) {
+    throw course::UsageError(error.what());
+  }
   LoadedReport report{path, {}};
   try {
     report.content = json::parse(text);
@@ -332,6 +344,8 @@ int run(int argc, char** argv) {
   app.add_option("files", files, "JSON files written by the lessons (--json)");
   course::parse_command_line(app, argc, argv);
   if (files.empty() && missing.empty()) throw course::UsageError("no JSON files given");
+  // Before anything is read: a FIFO would block, and a device must never be replaced.
+  if (!json_out.empty()) course::check_output_path("--json", json_out);
   for (const std::string& item : missing) {
     if (item.find('=') == std::string::npos || item.front() == '=') {
       throw course::UsageError("--missing: '" + item + "' is not LESSON=REASON");

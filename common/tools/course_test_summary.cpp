@@ -9,8 +9,9 @@
 // recursion, so nesting 20,000 deep is only a file that is not JUnit; the file is read only if
 // it is a regular file, up to a bound. A truncated or broken file, or one whose root is not a
 // <testsuite>, is an error rather than a summary of half the tests (or of none).
-// Exit codes: 0 summary printed (whatever the tests did), 2 bad command line, 3 unreadable, not
-// XML or not a JUnit file.
+// Exit codes: 0 summary printed (whatever the tests did), 2 bad command line or a file that cannot
+// be read (missing, a folder, a FIFO or a device: refused unread, as a lesson's input file), 3 a
+// file that is not XML or not a JUnit file.
 #include <CLI/CLI.hpp>
 #include <pugixml.hpp>
 
@@ -151,8 +152,13 @@ std::vector<pugi::xml_node> testcases_of(pugi::xml_node root) {
 
 // The JUnit document in `path`, checked: well-formed XML whose root is <testsuite(s)>.
 void load_junit(const std::string& path, pugi::xml_document& document) {
+  std::string text;
   try {
-    const std::string text = course::read_file(path, kMaxJunitBytes);
+    text = course::read_file(path, kMaxJunitBytes);
+  } catch (const course::Error& error) {
+    throw course::UsageError("cannot read " + path + ": " + error.what());
+  }
+  try {
     check_character_references(text);
     const pugi::xml_parse_result result = document.load_buffer(text.data(), text.size());
     if (!result) {

@@ -92,7 +92,7 @@ print("\n".join(sorted(f"{k}/{m}.py" for k, v in ast.literal_eval(table).items()
   expect_one_line "plot.py, JSON nested 100,000 deep" 3 "deep.json is nested too deeply"
   mkfifo "$work/in/pipe.json"
   capture "$python" "$plot" "$work/in/pipe.json" --out "$work/plots"
-  expect_one_line "plot.py, a FIFO" 3 "pipe.json is not a regular file"
+  expect_one_line "plot.py, a FIFO" 2 "pipe.json is not a regular file"
   capture "$python" "$plot" "$work/in" --out "$work/plots"
   expect_one_line "plot.py, a folder holding a FIFO" 3 "pipe.json is not a regular file"
   # --out: checked before anything is read or drawn.

@@ -3,7 +3,7 @@
 #
 # Usage: scripts/tests/check_scripts.sh CASE [BIN_DIR PAGE...]
 #   missing_values  a script flag given without its value: one line naming it, exit 2
-#   plot_errors     plot.py on a missing, an invalid or a foreign file: one line, exit 3, no traceback
+#   plot_errors     plot.py on a missing (exit 2), an invalid or a foreign file (exit 3): one line, no traceback
 #   progress        a build shows one line per target; apt's output goes to build/apt.log
 #   configure_installs  the configure step (setup.sh) with stand-ins for cmake, apt-get and id:
 #                   as root every missing package, required and optional, is installed in one
@@ -35,24 +35,21 @@ expect_one_line() {
 }
 
 case_missing_values() {
-  local script flag
+  local script flag runner
   for item in "sweep.sh --lesson" "sweep.sh --sizes" "sweep.sh --out" "run_course.sh --results" \
-              "reproduce_docs.sh --part" "reproduce_docs.sh --out" "reproduce_docs.sh --lessons" \
-              "reproduce_docs.sh --skip" "reproduce_docs.sh --deadline" "reproduce_docs.sh --bin"; do
+              "reproduce_docs.py --part" "reproduce_docs.py --out" "reproduce_docs.py --lessons" \
+              "reproduce_docs.py --skip" "reproduce_docs.py --deadline" "reproduce_docs.py --bin"; do
     read -r script flag <<<"$item"
-    capture bash "$root/scripts/$script" "$flag"
+    runner=bash
+    [[ "$script" != *.py ]] || runner=python3
+    capture "$runner" "$root/scripts/$script" "$flag"
     expect_one_line "$script $flag (no value)" 2 "^$script: $flag needs a value"
-    capture bash "$root/scripts/$script" "$flag" ""
+    capture "$runner" "$root/scripts/$script" "$flag" ""
     expect_one_line "$script $flag '' (empty value)" 2 "^$script: $flag needs a value"
   done
-  capture bash "$root/scripts/reproduce_docs.sh" --part everything
-  expect_one_line "reproduce_docs.sh --part everything" 2 "^reproduce_docs.sh: --part everything: choose"
-  capture bash "$root/scripts/reproduce_docs.sh" --part runs,,sweeps
-  expect_one_line "reproduce_docs.sh --part runs,,sweeps" 2 "^reproduce_docs.sh: --part runs,,sweeps: choose"
-  capture bash "$root/scripts/reproduce_docs.sh" --lessons 01,99
-  expect_one_line "reproduce_docs.sh --lessons 01,99" 2 "^reproduce_docs.sh: --lessons 01,99: '99' is not a lesson"
-  capture bash "$root/scripts/reproduce_docs.sh" --deadline 5min
-  expect_one_line "reproduce_docs.sh --deadline 5min" 2 "^reproduce_docs.sh: --deadline 5min: give whole seconds"
+  # reproduce_docs.py's other refusals are in scripts/tests/check_reproduce_docs.py.
+  capture python3 "$root/scripts/reproduce_docs.py" --part everything
+  expect_one_line "reproduce_docs.py --part everything" 2 "^reproduce_docs.py: --part everything: choose"
   capture bash "$root/scripts/sweep.sh" --lesson 99_nothing
   expect_one_line "sweep.sh --lesson 99_nothing (before any build)" 2 "^sweep.sh: --lesson 99_nothing: no such lesson"
 }
@@ -61,13 +58,15 @@ case_plot_errors() {
   local plot="$root/scripts/plot.py"
   printf '{"schema": "cuda-course-report/1", ' >"$work/truncated.json"
   printf '{"schema": "cuda-course-report/1"}' >"$work/foreign.json"
-  for item in "missing:$work/no-such-file.json:does not exist" \
-              "truncated:$work/truncated.json:is not valid JSON" \
-              "fieldless:$work/foreign.json:lacks a field"; do
-    IFS=: read -r what file pattern <<<"$item"
+  # A file named that cannot be read is a bad command line (2, as a lesson's input file); one
+  # read that is not a lesson's results is 3.
+  for item in "missing:$work/no-such-file.json:2:does not exist" \
+              "truncated:$work/truncated.json:3:is not valid JSON" \
+              "fieldless:$work/foreign.json:3:lacks a field"; do
+    IFS=: read -r what file code pattern <<<"$item"
     capture python3 "$plot" "$file" --out "$work/plots"
     [[ "$err" != *Traceback* ]] || fail "plot.py on a $what file printed a traceback:"$'\n'"$err"
-    expect_one_line "plot.py on a $what file" 3 "^plot.py: error: .*$pattern"
+    expect_one_line "plot.py on a $what file" "$code" "^plot.py: error: .*$pattern"
   done
 }
 
@@ -246,6 +245,8 @@ case_doc_commands() {
     case "$line" in
       compute-sanitizer*|*cmake\ *|ctest\ *|git\ *|*./scripts/*.sh*)
         echo "not run here: $where: $line (builds or tests: CI runs ./scripts/test_course.sh)"; continue ;;
+      *scripts/tests/*)
+        echo "not run here: $where: $line (a test's own script: ctest runs it)"; continue ;;
       *./build/release/bin/*|*scripts/plot.py*) ;;
       *) fail "$where: a documented command this test does not know: $line" ;;
     esac
