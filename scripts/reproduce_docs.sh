@@ -412,6 +412,8 @@ runs_06() {
   lesson_run 06_wrap 06_fft_convolve --filter box --filter-size 31 --out-dir "$out/runs/06_wrap"
   lesson_run 06_4096 06_fft_convolve -n 4096               # 06 sections 6, 9, 11, 13, 14, 17
   lesson_run 06_crossover 06_fft_convolve -n 1024 --sweep filter-size --skip-cpu  # 06 sections 9, 14; workshop
+  # 06: the crossover at the benchmark size, overlap-save (step 17) among the FFT rows; its own figure.
+  lesson_run 06_crossover_4096 06_fft_convolve -n 4096 --sweep filter-size --skip-cpu
   # 06 section 14: the crossover plot, direct against FFT on one CPU thread (GPU points too).
   lesson_run 06_crossover_cpu 06_fft_convolve -n 1024 --sweep filter-size --threads 1 --cpu-reps 5
 }
@@ -515,6 +517,7 @@ if wants plots; then
     plot_from from_runs "$r/01_2e28.json" "$r/02_2e28.json" "$r/02_2e26_sweep.json" "$r/03_default.json" \
       "$r/04_sweep.json" "$r/05_perf.json" "$r/06_pictures.json" "$r/06_wrap.json" "$r/06_crossover_cpu.json"
     plot_from from_03_compute_bound "$r/03_compute_bound.json"
+    plot_from from_06_4096 "$r/06_crossover_4096.json"
     plot_from from_sweeps "$out/sweep_01_vector_exp" "$out/sweep_02_elementwise_add"
     for name in 01_vector_exp_times 02_elementwise_add_times 02_elementwise_add_launch_sweep 03_streams_times \
                 03_streams_timeline 04_shared_matmul_size_sweep 05_mandelbrot_blocks_sweep \
@@ -522,6 +525,7 @@ if wants plots; then
       figure "$name.png" "from_runs/$name.png"
     done
     figure 03_streams_timeline_intensity2000.png from_03_compute_bound/03_streams_timeline.png
+    figure 06_fft_convolve_crossover_4096.png from_06_4096/06_fft_convolve_crossover.png
     figure 01_vector_exp_throughput.png from_sweeps/01_vector_exp_throughput.png
     figure 02_elementwise_add_throughput.png from_sweeps/02_elementwise_add_throughput.png
     for picture in classic:05_mandelbrot_classic deep:05_mandelbrot_deep_zoom; do
