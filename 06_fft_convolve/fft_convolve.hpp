@@ -276,6 +276,13 @@ FusedCallbacks fused_callbacks_lto_ir(int architecture);
 // a fixed tile (tests: a tile smaller than the filter is refused in unsupported()).
 std::vector<PaddedShape> overlap_save_tiles(int height, int width, int filter_size);
 std::unique_ptr<GpuConvolver> make_overlap_save(const GpuProblem& problem, PaddedShape tile);
+// Kernel 18's callbacks (the gather as the batched R2C's load, the product and the scatter as the
+// C2R's load and store), compiled like kernel 08's; and the method with a fixed tile (tests).
+struct TileCallbacks {
+  std::vector<char> gather, product, scatter;
+};
+TileCallbacks overlap_save_callbacks_lto_ir(int architecture);
+std::unique_ptr<GpuConvolver> make_overlap_save_fused(const GpuProblem& problem, PaddedShape tile);
 
 // GPU helpers the FFT methods share (kernels/fft_steps.cu).
 namespace gpu {

@@ -844,7 +844,7 @@ TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   }
 }
 
-// ---- Step 17, overlap-save: the tile shapes (CPU) and every tiling on the GPU --------------------
+// ---- Steps 17 and 18, overlap-save: the tile shapes (CPU) and every tiling on the GPU ------------
 
 // The candidates: powers of two (or the power of two that holds the whole side), each side at
 // least the filter, the first at least 4 (K - 1), increasing, the last holding the image where
@@ -885,11 +885,23 @@ TEST(OverlapSave, ATileSmallerThanTheFilterIsRefused) {
   const fft_convolve::GpuProblem problem{64, 64, &f, nullptr, nullptr, nullptr, false};
   for (const fft_convolve::PaddedShape tile : {fft_convolve::PaddedShape{8, 8}, fft_convolve::PaddedShape{8, 64},
                                                fft_convolve::PaddedShape{64, 8}}) {
-    const std::string why = fft_convolve::make_overlap_save(problem, tile)->unsupported();
-    EXPECT_NE(why.find("larger than"), std::string::npos) << tile.text() << ": " << why;
+    for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
+      const std::string why = make(problem, tile)->unsupported();
+      EXPECT_NE(why.find("larger than"), std::string::npos) << tile.text() << ": " << why;
+    }
   }
-  EXPECT_EQ(fft_convolve::make_overlap_save(problem, {9, 9})->unsupported(), "");  // one exact output per tile
-  EXPECT_EQ(fft_convolve::make_overlap_save(problem, {0, 0})->unsupported(), "");  // chooses its own
+  for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
+    EXPECT_EQ(make(problem, {9, 9})->unsupported(), "");  // one exact output per tile
+    EXPECT_EQ(make(problem, {0, 0})->unsupported(), "");  // chooses its own
+  }
+}
+
+TEST(OverlapSave, TheFusedStepsCallbacksCompileToLtoIr) {
+  const fft_convolve::TileCallbacks callbacks = fft_convolve::overlap_save_callbacks_lto_ir(90);
+  EXPECT_GT(callbacks.gather.size(), 0u);
+  EXPECT_GT(callbacks.product.size(), 0u);
+  EXPECT_GT(callbacks.scatter.size(), 0u);
+  EXPECT_THROW(fft_convolve::overlap_save_callbacks_lto_ir(10), course::Error);  // no such target
 }
 
 // Every candidate tile and a few forced ones (the tile as small as the filter: one output per
@@ -912,22 +924,27 @@ TEST(GpuOverlapSave, EveryTilingMatchesTheReferenceAtAwkwardSizes) {
         tiles.push_back({k, k});          // L = 1: every output its own tile
         tiles.push_back({k + 1, 2 * k + 3});  // L = 2 by K + 4, not powers of two
       }
-      for (const fft_convolve::PaddedShape& tile : tiles) {
-        SCOPED_TRACE(f.name + " " + text(s) + " tile " + tile.text() + " seed " + std::to_string(seed));
-        const GpuResult result = run_on_gpu(
-            [tile](const fft_convolve::GpuProblem& p) { return fft_convolve::make_overlap_save(p, tile); }, image, f);
-        ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
-        const course::VerifyResult whole = check(result.output, image, f, reference);
+      for (const bool fused : {false, true}) {
+        const auto make = fused ? fft_convolve::make_overlap_save_fused : fft_convolve::make_overlap_save;
+        for (const fft_convolve::PaddedShape& tile : tiles) {
+          SCOPED_TRACE(std::string(fused ? "overlap_save_fused " : "overlap_save ") + f.name + " " + text(s) + " tile " +
+                       tile.text() + " seed " + std::to_string(seed));
+          const GpuResult result =
+              run_on_gpu([tile, make](const fft_convolve::GpuProblem& p) { return make(p, tile); }, image, f);
+          ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+          const course::VerifyResult whole = check(result.output, image, f, reference);
+          EXPECT_TRUE(whole.passed) << whole.summary();
+          const course::VerifyResult border = fft_convolve::verify_border(
+              result.output, reference, s.height, s.width, f,
+              fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
+          EXPECT_TRUE(border.passed) << border.summary();
+        }
+        const char* name = fused ? "overlap_save_fused" : "overlap_save";
+        SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " measured tile, seed " + std::to_string(seed));
+        const GpuResult measured = run_on_gpu(fft_convolve::kernel(name).launch, image, f, true);
+        const course::VerifyResult whole = check(measured.output, image, f, reference);
         EXPECT_TRUE(whole.passed) << whole.summary();
-        const course::VerifyResult border = fft_convolve::verify_border(
-            result.output, reference, s.height, s.width, f,
-            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-        EXPECT_TRUE(border.passed) << border.summary();
       }
-      SCOPED_TRACE(f.name + " " + text(s) + " measured tile, seed " + std::to_string(seed));
-      const GpuResult measured = run_on_gpu(fft_convolve::kernel("overlap_save").launch, image, f, true);
-      const course::VerifyResult whole = check(measured.output, image, f, reference);
-      EXPECT_TRUE(whole.passed) << whole.summary();
     }
   }
 }
@@ -941,19 +958,21 @@ TEST(GpuOverlapSave, ANanStaysInsideTheTilesThatReadIt) {
   Image image = random_image({97, 301}, 5);
   const int nan_row = 40, nan_col = 150, kept = 32 - 5 + 1;
   image.at(nan_row, nan_col) = std::numeric_limits<float>::quiet_NaN();
-  const GpuResult result = run_on_gpu(
-      [](const fft_convolve::GpuProblem& p) { return fft_convolve::make_overlap_save(p, {32, 32}); }, image, f);
-  ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
-  for (int row = 0; row < image.height; ++row) {
-    for (int col = 0; col < image.width; ++col) {
-      const bool window = std::abs(row - nan_row) <= f.radius() && std::abs(col - nan_col) <= f.radius();
-      const bool far = std::abs(row / kept - nan_row / kept) > 1 || std::abs(col / kept - nan_col / kept) > 1;
-      const bool nan = std::isnan(result.output[image.index(row, col)]);
-      if (window) {
-        ASSERT_TRUE(nan) << row << ", " << col;
-      }
-      if (far) {
-        ASSERT_FALSE(nan) << row << ", " << col;
+  for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
+    const GpuResult result =
+        run_on_gpu([make](const fft_convolve::GpuProblem& p) { return make(p, {32, 32}); }, image, f);
+    ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+    for (int row = 0; row < image.height; ++row) {
+      for (int col = 0; col < image.width; ++col) {
+        const bool window = std::abs(row - nan_row) <= f.radius() && std::abs(col - nan_col) <= f.radius();
+        const bool far = std::abs(row / kept - nan_row / kept) > 1 || std::abs(col / kept - nan_col / kept) > 1;
+        const bool nan = std::isnan(result.output[image.index(row, col)]);
+        if (window) {
+          ASSERT_TRUE(nan) << row << ", " << col;
+        }
+        if (far) {
+          ASSERT_FALSE(nan) << row << ", " << col;
+        }
       }
     }
   }
