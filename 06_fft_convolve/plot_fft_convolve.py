@@ -149,7 +149,7 @@ def plot_crossover(plt, report, out_dir, course, name_by_size=False):
         for name in fft:
             k = crossover(pts, name, [d for d in direct if "separable" not in d])
             if k is not None:
-                which = "overlap-save" if "overlap_save" in name else "FFT"
+                which = name.split()[-1] if "overlap_save" in name else "FFT"  # overlap_save, overlap_save_fused
                 ax.axvline(k, color="grey", linestyle=":", linewidth=1)
                 ax.text(k, ax.get_ylim()[0], f" {which} faster from K = {k}", fontsize=8, va="bottom", ha="right",
                         rotation=90)
