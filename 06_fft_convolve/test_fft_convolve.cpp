@@ -893,6 +893,9 @@ TEST(OverlapSave, ATileSmallerThanTheFilterIsRefused) {
   for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
     EXPECT_EQ(make(problem, {9, 9})->unsupported(), "");  // one exact output per tile
     EXPECT_EQ(make(problem, {0, 0})->unsupported(), "");  // chooses its own
+    const Filter one = fft_convolve::gaussian_filter(1);
+    const fft_convolve::GpuProblem single{64, 64, &one, nullptr, nullptr, nullptr, false};
+    EXPECT_NE(make(single, {1, 8})->unsupported().find("smaller than 2 x 2"), std::string::npos);  // as linear_padding
   }
 }
 
@@ -921,7 +924,7 @@ TEST(GpuOverlapSave, EveryTilingMatchesTheReferenceAtAwkwardSizes) {
       const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
       std::vector<fft_convolve::PaddedShape> tiles = fft_convolve::overlap_save_tiles(s.height, s.width, k);
       if (s.height * s.width < 5000) {
-        tiles.push_back({k, k});          // L = 1: every output its own tile
+        tiles.push_back({std::max(k, 2), std::max(k, 2)});  // L = 1 (K > 1): every output its own tile
         tiles.push_back({k + 1, 2 * k + 3});  // L = 2 by K + 4, not powers of two
       }
       for (const bool fused : {false, true}) {

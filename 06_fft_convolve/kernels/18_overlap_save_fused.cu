@@ -222,6 +222,9 @@ class OverlapSaveFused final : public GpuConvolver {
 
   std::string unsupported() const override {
     const int k = p_.filter->size;
+    if (fixed_.height > 0 && (fixed_.height < 2 || fixed_.width < 2)) {  // as linear_padding: no side of 1
+      return "the tile (" + fixed_.text() + ") is smaller than 2 x 2";
+    }
     if (fixed_.height > 0 && (fixed_.height < k || fixed_.width < k)) {
       return "the filter (" + std::to_string(k) + " x " + std::to_string(k) + ") is larger than the tile (" +
              fixed_.text() + ")";
