@@ -283,6 +283,19 @@ struct FusedCallbacks {
 };
 FusedCallbacks fused_callbacks_lto_ir(int architecture);
 
+// Kernel 17's tile shapes (overlap-save): the powers of two it times, smallest first, each side at
+// least max(32, 4 (K - 1)) and none beyond the one that holds the whole side; and the method with
+// a fixed tile (tests: a tile smaller than the filter, or a side of 1, is refused in unsupported()).
+std::vector<PaddedShape> overlap_save_tiles(int height, int width, int filter_size);
+std::unique_ptr<GpuConvolver> make_overlap_save(const GpuProblem& problem, PaddedShape tile);
+// Kernel 18's callbacks (the gather as the batched R2C's load, the product and the scatter as the
+// C2R's load and store), compiled like kernel 08's; and the method with a fixed tile (tests).
+struct TileCallbacks {
+  std::vector<char> gather, product, scatter;
+};
+TileCallbacks overlap_save_callbacks_lto_ir(int architecture);
+std::unique_ptr<GpuConvolver> make_overlap_save_fused(const GpuProblem& problem, PaddedShape tile);
+
 // GPU helpers the FFT methods share (kernels/fft_steps.cu).
 namespace gpu {
 // Fastest of the padding candidates for an R2C + C2R pair on this GPU, and that pair's median time.

@@ -7,7 +7,10 @@ scripts/plot.py loads this module and calls plot(reports, out_dir, course). From
   06_fft_convolve_naive_wrap.png     the pitfall: input, the right answer, the classic's naive
                                      FFT (no padding, filter in the corner) and |naive - right|
   06_fft_convolve_crossover.png      median time against the filter size K (--sweep filter-size),
-                                     CPU and GPU side by side: where the FFT starts to win
+                                     CPU and GPU side by side: where the FFT starts to win (each
+                                     FFT row: FFTW, cuFFT on the whole image, cuFFT in tiles by
+                                     overlap-save); given several runs with the sweep, the last
+                                     one, and each also as 06_fft_convolve_crossover_<W>x<H>.png
 The pictures of a run with another filter than the classic are named after it
 (06_fft_convolve_naive_wrap_box_31.png), so several runs in one folder keep theirs apart.
 
@@ -106,6 +109,11 @@ def plot_images(plt, report, out_dir, course):
     return written
 
 
+def is_fft(variant):
+    """An FFT row: FFTW, the cuFFT methods (fft_*), and overlap-save (cuFFT in tiles)."""
+    return "FFT" in variant or "fft" in variant or "overlap_save" in variant
+
+
 def crossover(points, fft_name, direct_names):
     """The smallest K at which the FFT variant is faster than every direct variant measured there."""
     by_value = {}
@@ -119,7 +127,7 @@ def crossover(points, fft_name, direct_names):
     return None
 
 
-def plot_crossover(plt, report, out_dir, course):
+def plot_crossover(plt, report, out_dir, course, name_by_size=False):
     sweep = next((s for s in report.get("sweeps", []) if s["name"] == "filter-size" and s["status"] == "ok"), None)
     if not sweep:
         return None
@@ -134,15 +142,17 @@ def plot_crossover(plt, report, out_dir, course):
         variants = sorted({p["variant"] for p in pts})
         for variant in variants:
             mine = sorted((p for p in pts if p["variant"] == variant), key=lambda p: p["value"])
-            style = "-o" if ("FFT" in variant or "fft" in variant) else "--s"
+            style = "-o" if is_fft(variant) else "--s"
             ax.plot([p["value"] for p in mine], [p["time"]["median"] for p in mine], style, markersize=4, label=variant)
-        fft = [v for v in variants if ("FFTW" in v or "fft_r2c" in v or "fft_fused" in v)]
+        fft = [v for v in variants if ("FFTW" in v or "fft_r2c" in v or "fft_fused" in v or "overlap_save" in v)]
         direct = [v for v in variants if "direct" in v or "separable" in v]
         for name in fft:
             k = crossover(pts, name, [d for d in direct if "separable" not in d])
             if k is not None:
+                which = name.split()[-1] if "overlap_save" in name else "FFT"  # overlap_save, overlap_save_fused
                 ax.axvline(k, color="grey", linestyle=":", linewidth=1)
-                ax.text(k, ax.get_ylim()[0], f" FFT faster from K = {k}", fontsize=8, va="bottom", ha="right", rotation=90)
+                ax.text(k, ax.get_ylim()[0], f" {which} faster from K = {k}", fontsize=8, va="bottom", ha="right",
+                        rotation=90)
         ax.set_yscale("log")
         ax.set_xlabel("filter size K (K x K)")
         ax.set_ylabel("median time (ms, log scale)")
@@ -151,10 +161,11 @@ def plot_crossover(plt, report, out_dir, course):
         ax.legend(fontsize=7)
     size = report["size"]
     dims = size.get("dims", {})
-    dims = f"{dims['width']} x {dims['height']}" if "width" in dims and "height" in dims else f"{size['value']:,}"
-    figure.suptitle(f"{LESSON}: direct against FFT convolution, image {dims}\n{course.provenance(report)}", fontsize=10)
+    shown = f"{dims['width']} x {dims['height']}" if "width" in dims and "height" in dims else f"{size['value']:,}"
+    figure.suptitle(f"{LESSON}: direct against FFT convolution, image {shown}\n{course.provenance(report)}", fontsize=10)
     figure.tight_layout()
-    path = out_dir / f"{LESSON}_crossover.png"
+    tag = f"_{dims['width']}x{dims['height']}" if name_by_size and "width" in dims and "height" in dims else ""
+    path = out_dir / f"{LESSON}_crossover{tag}.png"
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return path
@@ -172,4 +183,9 @@ def plot(reports, out_dir, course):
         path = plot_crossover(plt, with_sweep[-1], out_dir, course)
         if path:
             written.append(path)
+    if len(with_sweep) > 1:  # the 1024 and the 4096 sweeps, say: one figure each, named by size
+        for report in with_sweep:
+            path = plot_crossover(plt, report, out_dir, course, name_by_size=True)
+            if path and path not in written:
+                written.append(path)
     return written

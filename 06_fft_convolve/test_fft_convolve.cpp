@@ -850,6 +850,143 @@ TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   }
 }
 
+// ---- Steps 17 and 18, overlap-save: the tile shapes (CPU) and every tiling on the GPU ------------
+
+// The candidates: powers of two (or the power of two that holds the whole side), each side at
+// least the filter, the first at least 4 (K - 1), increasing, the last holding the image where
+// four are not enough to reach it.
+TEST(OverlapSave, TileShapesHoldTheFilterAndStopAtOneTile) {
+  const Size sizes[] = {{1, 1}, {31, 33}, {1023, 1025}, {1, 300}, {4096, 4096}, {300, 7}};
+  for (const Size& s : sizes) {
+    for (const int k : {1, 3, 5, 9, 31, 63, 255}) {
+      SCOPED_TRACE(text(s) + " K " + std::to_string(k));
+      const std::vector<fft_convolve::PaddedShape> tiles = fft_convolve::overlap_save_tiles(s.height, s.width, k);
+      ASSERT_FALSE(tiles.empty());
+      ASSERT_LE(tiles.size(), 4u);
+      for (std::size_t i = 0; i < tiles.size(); ++i) {
+        const fft_convolve::PaddedShape t = tiles[i];
+        EXPECT_GE(t.height, k);
+        EXPECT_GE(t.width, k);
+        EXPECT_EQ(t.height & (t.height - 1), 0) << t.text();  // powers of two
+        EXPECT_EQ(t.width & (t.width - 1), 0) << t.text();
+        // No tile beyond the smallest power of two that holds a whole side (n + K - 1).
+        EXPECT_TRUE(t.height / 2 < s.height + k - 1 || t.height <= 2) << t.text();
+        EXPECT_TRUE(t.width / 2 < s.width + k - 1 || t.width <= 2) << t.text();
+        if (i > 0) {
+          EXPECT_GT(t.real_count(), tiles[i - 1].real_count());
+        }
+      }
+      const fft_convolve::PaddedShape first = tiles.front();
+      // The overlap stays small: T >= 4 (K - 1) unless one tile holds the side.
+      EXPECT_TRUE(first.height >= 4 * (k - 1) || first.height - k + 1 >= s.height) << first.text();
+      EXPECT_TRUE(first.width >= 4 * (k - 1) || first.width - k + 1 >= s.width) << first.text();
+    }
+  }
+}
+
+// A fixed tile smaller than the filter cannot keep any exact output: refused, with the reason the
+// registry's tests accept ("larger than"), before any CUDA call.
+TEST(OverlapSave, ATileSmallerThanTheFilterIsRefused) {
+  const Filter f = fft_convolve::gaussian_filter(9);
+  const fft_convolve::GpuProblem problem{64, 64, &f, nullptr, nullptr, nullptr, false};
+  for (const fft_convolve::PaddedShape tile : {fft_convolve::PaddedShape{8, 8}, fft_convolve::PaddedShape{8, 64},
+                                               fft_convolve::PaddedShape{64, 8}}) {
+    for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
+      const std::string why = make(problem, tile)->unsupported();
+      EXPECT_NE(why.find("larger than"), std::string::npos) << tile.text() << ": " << why;
+    }
+  }
+  for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
+    EXPECT_EQ(make(problem, {9, 9})->unsupported(), "");  // one exact output per tile
+    EXPECT_EQ(make(problem, {0, 0})->unsupported(), "");  // chooses its own
+    const Filter one = fft_convolve::gaussian_filter(1);
+    const fft_convolve::GpuProblem single{64, 64, &one, nullptr, nullptr, nullptr, false};
+    EXPECT_NE(make(single, {1, 8})->unsupported().find("smaller than 2 x 2"), std::string::npos);  // as linear_padding
+  }
+}
+
+TEST(OverlapSave, TheFusedStepsCallbacksCompileToLtoIr) {
+  const fft_convolve::TileCallbacks callbacks = fft_convolve::overlap_save_callbacks_lto_ir(90);
+  EXPECT_GT(callbacks.gather.size(), 0u);
+  EXPECT_GT(callbacks.product.size(), 0u);
+  EXPECT_GT(callbacks.scatter.size(), 0u);
+  EXPECT_THROW(fft_convolve::overlap_save_callbacks_lto_ir(10), course::Error);  // no such target
+}
+
+// Every candidate tile and a few forced ones (the tile as small as the filter: one output per
+// tile; non-square; not a power of two), on images of one pixel, odd sizes that no tile divides,
+// a single row, and a million pixels; random (not separable) filters from 1 x 1 to 63 x 63, and
+// the measured choice. run_on_gpu poisons the output before each of two runs and requires them
+// bit for bit equal.
+TEST(GpuOverlapSave, EveryTilingMatchesTheReferenceAtAwkwardSizes) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  const Size sizes[] = {{1, 1}, {31, 33}, {33, 31}, {1, 300}, {97, 5}, {1023, 1025}};
+  for (const int k : {1, 3, 5, 7, 15, 31, 63}) {
+    const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
+    for (const Size& s : sizes) {
+      if (s.height * s.width > 100000 && k != 5 && k != 31 && k != 63) continue;  // the reference's time
+      const Image image = random_image(s, seed);
+      const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+      std::vector<fft_convolve::PaddedShape> tiles = fft_convolve::overlap_save_tiles(s.height, s.width, k);
+      if (s.height * s.width < 5000) {
+        tiles.push_back({std::max(k, 2), std::max(k, 2)});  // L = 1 (K > 1): every output its own tile
+        tiles.push_back({k + 1, 2 * k + 3});  // L = 2 by K + 4, not powers of two
+      }
+      for (const bool fused : {false, true}) {
+        const auto make = fused ? fft_convolve::make_overlap_save_fused : fft_convolve::make_overlap_save;
+        for (const fft_convolve::PaddedShape& tile : tiles) {
+          SCOPED_TRACE(std::string(fused ? "overlap_save_fused " : "overlap_save ") + f.name + " " + text(s) + " tile " +
+                       tile.text() + " seed " + std::to_string(seed));
+          const GpuResult result =
+              run_on_gpu([tile, make](const fft_convolve::GpuProblem& p) { return make(p, tile); }, image, f);
+          ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+          const course::VerifyResult whole = check(result.output, image, f, reference);
+          EXPECT_TRUE(whole.passed) << whole.summary();
+          const course::VerifyResult border = fft_convolve::verify_border(
+              result.output, reference, s.height, s.width, f,
+              fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
+          EXPECT_TRUE(border.passed) << border.summary();
+        }
+        const char* name = fused ? "overlap_save_fused" : "overlap_save";
+        SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " measured tile, seed " + std::to_string(seed));
+        const GpuResult measured = run_on_gpu(fft_convolve::kernel(name).launch, image, f, true);
+        const course::VerifyResult whole = check(measured.output, image, f, reference);
+        EXPECT_TRUE(whole.passed) << whole.summary();
+      }
+    }
+  }
+}
+
+// A NaN in the image reaches the outputs of the tiles whose input holds it and no others: with
+// a 32 x 32 tile of a 5 x 5 filter (28 x 28 outputs each), a NaN at (40, 150) poisons outputs
+// only within the tiles around it, and every output farther than one tile stays a number.
+TEST(GpuOverlapSave, ANanStaysInsideTheTilesThatReadIt) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const Filter f = fft_convolve::gaussian_filter(5);
+  Image image = random_image({97, 301}, 5);
+  const int nan_row = 40, nan_col = 150, kept = 32 - 5 + 1;
+  image.at(nan_row, nan_col) = std::numeric_limits<float>::quiet_NaN();
+  for (const auto make : {fft_convolve::make_overlap_save, fft_convolve::make_overlap_save_fused}) {
+    const GpuResult result =
+        run_on_gpu([make](const fft_convolve::GpuProblem& p) { return make(p, {32, 32}); }, image, f);
+    ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+    for (int row = 0; row < image.height; ++row) {
+      for (int col = 0; col < image.width; ++col) {
+        const bool window = std::abs(row - nan_row) <= f.radius() && std::abs(col - nan_col) <= f.radius();
+        const bool far = std::abs(row / kept - nan_row / kept) > 1 || std::abs(col / kept - nan_col / kept) > 1;
+        const bool nan = std::isnan(result.output[image.index(row, col)]);
+        if (window) {
+          ASSERT_TRUE(nan) << row << ", " << col;
+        }
+        if (far) {
+          ASSERT_FALSE(nan) << row << ", " << col;
+        }
+      }
+    }
+  }
+}
+
 // ---- Exercise 1 (GPU): the solution is checked; the starter, as shipped, must fail ---------------
 // The student's check (./scripts/check_exercise.sh 06 fixed_naive): the solution's checks on the
 // starter, DISABLED_ in the default run.

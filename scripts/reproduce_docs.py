@@ -546,6 +546,8 @@ def runs_06(s):
     s.lesson_run("06_4096", "06_fft_convolve", "-n", "4096")                    # 06 sections 6, 9, 11, 13, 14, 17
     s.lesson_run("06_crossover", "06_fft_convolve", "-n", "1024", "--sweep", "filter-size",
                  "--skip-cpu")                                                  # 06 sections 9, 14; workshop
+    # 06: the crossover at the benchmark size, overlap-save (step 17) among the FFT rows; its own figure.
+    s.lesson_run("06_crossover_4096", "06_fft_convolve", "-n", "4096", "--sweep", "filter-size", "--skip-cpu")
     # 06 section 14: the crossover plot, direct against FFT on one CPU thread (GPU points too).
     s.lesson_run("06_crossover_cpu", "06_fft_convolve", "-n", "1024", "--sweep", "filter-size", "--threads", "1",
                  "--cpu-reps", "5")
@@ -744,6 +746,7 @@ def part_plots(s):
         "01_2e28", "02_2e28", "02_2e26_sweep", "03_default", "04_sweep", "05_perf", "06_pictures", "06_wrap",
         "06_crossover_cpu")))
     plot_from("from_03_compute_bound", os.path.join(runs, "03_compute_bound.json"))
+    plot_from("from_06_4096", os.path.join(runs, "06_crossover_4096.json"))
     plot_from("from_sweeps", s.path("sweep_01_vector_exp"), s.path("sweep_02_elementwise_add"))
     for name in ("01_vector_exp_times", "02_elementwise_add_times", "02_elementwise_add_launch_sweep",
                  "03_streams_times", "03_streams_timeline", "04_shared_matmul_size_sweep",
@@ -751,6 +754,7 @@ def part_plots(s):
                  "06_fft_convolve_crossover"):
         figure(f"{name}.png", f"from_runs/{name}.png")
     figure("03_streams_timeline_intensity2000.png", "from_03_compute_bound/03_streams_timeline.png")
+    figure("06_fft_convolve_crossover_4096.png", "from_06_4096/06_fft_convolve_crossover.png")
     figure("01_vector_exp_throughput.png", "from_sweeps/01_vector_exp_throughput.png")
     figure("02_elementwise_add_throughput.png", "from_sweeps/02_elementwise_add_throughput.png")
     for picture, name in (("classic", "05_mandelbrot_classic"), ("deep", "05_mandelbrot_deep_zoom")):

@@ -198,7 +198,7 @@ case_doc_plot_command() {
 # Commands marked "minutes without a GPU" in the docs are run only where a GPU is usable.
 # With --quick (first), each lesson binary is run through scripts/tests/doc_quick.sh: the same
 # command with its sizes capped and few repetitions (the default test command on a GPU machine;
-# the pages' full sizes are the docs-full label's, which scripts/reproduce_docs.sh runs).
+# the pages' full sizes are the docs-full label's, which scripts/reproduce_docs.py runs).
 case_doc_commands() {
   local quick=0
   if [ "${1:-}" = --quick ]; then quick=1; shift; fi
