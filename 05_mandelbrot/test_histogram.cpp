@@ -275,6 +275,34 @@ TEST_P(GpuHistogramKernel, AnyLengthAndAlignment) {
   }
 }
 
+// Runs of equal counts of every length from 1 to 700, so that runs start and end anywhere in a
+// thread's 16 neighbouring counts (step 6, hist_runs), cross threads, warps (512 counts) and
+// blocks; whole warps of one count followed by a warp that differs only in its last count; runs
+// beyond the shared histogram (20,001 bins) and beyond the last bin. At 1023 x 1025 and 2^20 + 3
+// counts, aligned and not.
+TEST_P(GpuHistogramKernel, RunsOfEqualCountsOfEveryLength) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const HistogramKernel& kernel = *GetParam();
+  for (const std::size_t n : {std::size_t{1023} * 1025, (std::size_t{1} << 20) + 3}) {
+    std::vector<std::uint32_t> counts(n);
+    std::uint32_t state = 12345, length = 1, value = 0;
+    for (std::size_t i = 0; i < n;) {
+      state = state * 1664525u + 1013904223u;
+      value = (i / 4096) % 3 == 0 ? 20000 - (state >> 28) : (state >> 8) % 20003;  // some beyond 20,000
+      for (std::uint32_t k = 0; k < length && i < n; ++k) counts[i++] = value;
+      length = length % 700 + 1;
+    }
+    for (std::size_t w = 0; w + 1024 <= n / 2; w += 1024 * 7) {  // a warp of one count, then one that differs at its end
+      std::fill_n(counts.begin() + static_cast<std::ptrdiff_t>(w), 1024, 19999u);
+      counts[w + 1023] = 3;
+    }
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      EXPECT_EQ(gpu_histogram(kernel, counts, 20001, offset), naive_histogram(counts, 20001))
+          << kernel.name << ": " << n << " counts, " << offset << " past an aligned address";
+    }
+  }
+}
+
 TEST_P(GpuHistogramKernel, CountsBeyondTheLastBinAreNotCounted) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const HistogramKernel& kernel = *GetParam();
@@ -293,6 +321,28 @@ std::string kernel_case_name(const testing::TestParamInfo<const HistogramKernel*
   return param_info.param->name;
 }
 INSTANTIATE_TEST_SUITE_P(Registry, GpuHistogramKernel, testing::ValuesIn(histogram_kernels()), kernel_case_name);
+
+// Step 7 (hist_one_launch) keeps state between launches: the blocks' ticket counter, which must
+// be back at 0 after each launch, and the flag holding the number of the launch whose histogram
+// is zeroed. Launches of 1 block, a few and the full grid, one after another, each from a
+// poisoned histogram: a counter left off 0 would leave the histogram unzeroed (or hang), a stale
+// flag would let a merge start before the zeroing.
+TEST(GpuHistogramOneLaunch, BackToBackLaunchesOfEveryGridSize) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const HistogramKernel* kernel = nullptr;
+  for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
+    if (std::string(k.name) == "hist_one_launch") kernel = &k;
+  }
+  ASSERT_NE(kernel, nullptr);
+  for (int round = 0; round < 8; ++round) {
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{40000}, (std::size_t{1} << 22) + 5}) {
+      const int iters = round % 2 == 0 ? 1000 : 20000;  // all bins in shared memory, or not
+      const auto counts = skewed_counts(n, iters, static_cast<unsigned>(n + round));
+      ASSERT_EQ(gpu_histogram(*kernel, counts, iters + 1), naive_histogram(counts, iters + 1))
+          << n << " counts, " << iters << " iterations, round " << round;
+    }
+  }
+}
 
 TEST(HistogramRegistry, HasOneHeadlineAndOneLibraryRow) {
   int best = 0, library = 0;

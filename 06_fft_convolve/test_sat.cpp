@@ -2,7 +2,8 @@
 // sum, the box from four corners is the box filter (against the double reference, any K, even
 // larger than the image), a float table is not good enough at 2048 x 2048. On the GPU: every
 // sat_* method of the registry against the CPU's table-based box, at awkward sizes, long rows
-// (several segments of the two-level scan) and tall columns (many bands of the column pass).
+// (several segments of the two-level scan) and tall columns (many bands of the column pass); with
+// whole-number pixels, every table exactly the CPU's on every build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -181,7 +182,7 @@ TEST(GpuSummedAreaTable, EveryStepMatchesTheCpuAtAwkwardSizes) {
       EXPECT_LE(worst, 1e-6) << kernel.name << ": " << c.width << " x " << c.height << ", K " << c.k;
     }
   }
-  EXPECT_EQ(methods, 5);
+  EXPECT_EQ(methods, 6);
 }
 
 // The table alone (what the "table alone" rows time), entry by entry against the CPU's, from a
@@ -224,6 +225,52 @@ TEST(GpuSummedAreaTable, EveryStepBuildsTheWholeTableWithinItsBound) {
       }
       EXPECT_TRUE(finite) << kernel.name << ": " << c.width << " x " << c.height << ": an entry was not written";
       EXPECT_LE(worst, allowed) << kernel.name << ": " << c.width << " x " << c.height;
+    }
+  }
+}
+
+// Whole numbers (0 .. 255, as an 8-bit image) make every sum of the table exact in double, in any
+// order: then every step's table must equal the CPU's bit for bit, on every build. This holds the
+// one-pass step 19 (sat_lookback) to its tiles' edges (16 rows, 512 columns): one tile, a tile
+// and one more row or column, many tiles in both directions, a column of 250 tiles (the look-back
+// crosses several windows of 32) and a row of 9 (the row carries chain), each built five times
+// from a NaN table. A constant image (every pixel 255) gives every tile the same aggregate.
+TEST(GpuSummedAreaTable, WholeNumbersGiveTheExactTableOnEveryBuild) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  struct Case {
+    int width, height;
+  };
+  const Case cases[] = {{1, 1},     {31, 33},  {512, 16}, {513, 17}, {511, 15},  {1023, 1025},
+                        {4097, 33}, {2, 4000}, {5, 4001}, {4608, 3}, {1536, 1024}};
+  const Filter box = fft_convolve::box_filter(3);
+  for (const auto& kernel : fft_convolve::kernels()) {
+    if (!is_sat(kernel)) continue;
+    for (const Case& c : cases) {
+      for (const bool constant : {false, true}) {
+        Image image(c.width, c.height);
+        std::uint64_t state = static_cast<std::uint64_t>(c.width) * 131 + static_cast<std::uint64_t>(c.height);
+        for (float& p : image.pixels) {
+          state = state * 6364136223846793005ull + 1442695040888963407ull;
+          p = constant ? 255.0f : static_cast<float>(state >> 56);  // 0 .. 255
+        }
+        const std::vector<double> reference = fft_convolve::sat::table_cpu(image);
+        course::Stream stream;
+        course::DeviceBuffer<float> d_input(image.size()), d_output(image.size());
+        d_input.copy_from_host(image.pixels);
+        auto method = kernel.launch({image.width, image.height, &box, &d_input, &d_output, nullptr, false});
+        method->setup(stream.get());
+        auto& builder = dynamic_cast<fft_convolve::sat::TableBuilder&>(*method);
+        std::vector<double> got(image.size());
+        std::size_t wrong = 0;
+        for (int run = 0; run < 5; ++run) {
+          CUDA_CHECK(cudaMemsetAsync(builder.table().data(), 0xFF, builder.table().bytes(), stream.get()));
+          builder.build_table(stream.get());
+          CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+          builder.table().copy_to_host(got);
+          for (std::size_t i = 0; i < got.size(); ++i) wrong += got[i] != reference[i];  // NaN counts as wrong
+        }
+        EXPECT_EQ(wrong, 0u) << kernel.name << ": " << c.width << " x " << c.height << (constant ? ", constant" : "");
+      }
     }
   }
 }
