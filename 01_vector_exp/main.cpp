@@ -55,7 +55,7 @@ void add_cpu_rows(course::Lesson& lesson, Data& d) {
 // also loads the kernels' code onto the GPU: a setup step, timed apart. The verified run picks
 // the grid (an occupancy query); the timed runs reuse it, so no query sits between the events.
 void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::string>& selected) {
-  const course::SetupStep first_launch = lesson.add_setup("first kernel launch (loads the kernels' code)", [&] {
+  auto& first_launch = lesson.add_setup(vector_exp::kFirstLaunchStep, [&] {
     vector_exp::launch_one_per_element(d.d_x.data(), d.d_y.data(), d.x.size(), d.launch, lesson.stream());
     CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
   });
@@ -65,7 +65,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
     const course::Tolerance promise = course::Tolerance::ulps(vector_exp::promised_ulp(kernel.traits, largest));
     auto shape = std::make_shared<course::LaunchShape>();
     return course::Variant{.name = "GPU " + std::string(kernel.name), .target = Target::gpu, .work = d.bytes,
-                           .ceiling = "d2d_copy", .setup_step = first_launch,
+                           .ceiling = "d2d_copy", .setup = {*d.inputs, first_launch},
                            .run = [&d, launcher = kernel.launch, shape](cudaStream_t s) {
                              vector_exp::LaunchConfig config = d.launch;
                              if (shape->blocks > 0) config.grid_size = static_cast<int>(shape->blocks);
@@ -83,6 +83,7 @@ void add_library_rows(course::Lesson& lesson, Data& d) {
   const course::Tolerance expf_ulp = course::Tolerance::ulps(vector_exp::kDefaultUlp);
   auto row = [&](std::string name, Role role, void (*call)(const float*, float*, std::size_t, cudaStream_t)) {
     lesson.add({.name = std::move(name), .target = Target::gpu, .role = role, .work = d.bytes, .ceiling = "d2d_copy",
+                .setup = {*d.inputs},
                 .run = [&d, call](cudaStream_t s) { call(d.d_x.data(), d.d_y.data(), d.x.size(), s); },
                 .check = course::check_device<float>(d.d_y, d.y, d.reference, expf_ulp)});
   };
@@ -110,7 +111,7 @@ int run(int argc, char** argv) {
   course::fill_normal(d.x, options.seed);  // mean 0, standard deviation 1
   d.reference = vector_exp::exp_reference(d.x);
   add_cpu_rows(lesson, d);
-  lesson.on_gpu([&] {  // x and y on the GPU, x copied in
+  d.inputs = &lesson.add_setup("x and y on the GPU, x copied in", [&] {  // the first step of every GPU row
     d.d_x = course::DeviceBuffer<float>(n, "x"), d.d_y = course::DeviceBuffer<float>(n, "y");
     d.d_x.copy_from_host(d.x);
   });

@@ -36,6 +36,7 @@ struct PartData {
   course::DeviceBuffer<float> d_x, d_y, d_result, d_partials, d_scalars;
   course::DeviceBuffer<unsigned> d_counter;
   course::DeviceBuffer<unsigned char> d_temp;  // CUB's temporary storage
+  course::SetupStep* inputs = nullptr;  // the step every GPU row names: the device arrays, x copied in
   std::size_t temp_bytes = 0;
   ReduceWorkspace work() const { return {d_partials.data(), d_counter.data(), d_scalars.data()}; }
 };
@@ -125,7 +126,7 @@ void add_reduce_cpu_rows(course::Lesson& lesson, PartData& d, Reduction op) {
 
 void add_reduce_gpu_rows(course::Lesson& lesson, PartData& d, Reduction op, const std::vector<std::string>& selected) {
   const std::size_t n = d.x.size();
-  const course::SetupStep first_launch = lesson.add_setup("first launch of a reduction kernel (loads its code)", [&d, op, n, &lesson] {
+  auto& first_launch = lesson.add_setup("first launch of a reduction kernel (loads its code)", [&d, op, n, &lesson] {
     (void)launch_reduce_vectorized(d.d_x.data(), n, d.d_result.data(), op, d.work(), d.launch, lesson.stream());
     CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
   });
@@ -134,7 +135,7 @@ void add_reduce_gpu_rows(course::Lesson& lesson, PartData& d, Reduction op, cons
     auto shape = std::make_shared<ReduceShape>();
     return course::Variant{
         .name = "GPU " + std::string(kernel.name), .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy",
-        .setup_step = first_launch,
+        .setup = {*d.inputs, first_launch},
         .run = [&d, op, n, launcher = kernel.launch, shape](cudaStream_t s) {
           LaunchConfig config = d.launch;
           if (shape->launch.blocks > 0) config.grid_size = static_cast<int>(shape->launch.blocks);
@@ -147,17 +148,17 @@ void add_reduce_gpu_rows(course::Lesson& lesson, PartData& d, Reduction op, cons
   const std::string name = op == Reduction::sum ? "Sum" : "Max";
   lesson.add({.name = "GPU library: cub::DeviceReduce::" + name, .target = Target::gpu, .role = Role::gpu_library,
               .work = d.bytes, .ceiling = "d2d_copy",
-              .setup = [&d, op, n] {  // how much temporary storage, then allocate it: untimed
-                d.temp_bytes = cub_reduce_temp_bytes(n, op);
-                d.d_temp = course::DeviceBuffer<unsigned char>(d.temp_bytes, "CUB's temporary storage");
-              },
+              .setup = {*d.inputs, lesson.add_setup("", [&d, op, n] {  // how much temporary storage, then allocate it
+                          d.temp_bytes = cub_reduce_temp_bytes(n, op);
+                          d.d_temp = course::DeviceBuffer<unsigned char>(d.temp_bytes, "CUB's temporary storage");
+                        })},
               .run = [&d, op, n](cudaStream_t s) {
                 cub_reduce(d.d_x.data(), n, d.d_result.data(), op, d.d_temp.data(), d.temp_bytes, s);
               },
               .check = value_check(d, true, [&d, op, n] { return reduction_tolerance(d, op, library_depth(n)); }),
               .note = "temporary storage sized and allocated in its setup (untimed)"});
   lesson.add({.name = "GPU library: thrust::reduce (returns to the host)", .target = Target::gpu, .work = d.bytes,
-              .ceiling = "d2d_copy",
+              .ceiling = "d2d_copy", .setup = {*d.inputs},
               .run = [&d, op, n](cudaStream_t s) { d.result[0] = thrust_reduce(d.d_x.data(), n, op, s); },
               .check = value_check(d, false, [&d, op, n] { return reduction_tolerance(d, op, library_depth(n)); })});
 }
@@ -202,7 +203,7 @@ void add_softmax_cpu_rows(course::Lesson& lesson, PartData& d) {
 void add_softmax_gpu_rows(course::Lesson& lesson, PartData& d, const std::vector<std::string>& selected) {
   const std::size_t n = d.x.size();
   const double elements = static_cast<double>(n);
-  const course::SetupStep first_launch = lesson.add_setup("first launch of a softmax kernel (loads its code)", [&d, n, &lesson] {
+  auto& first_launch = lesson.add_setup("first launch of a softmax kernel (loads its code)", [&d, n, &lesson] {
     (void)launch_softmax_online(d.d_x.data(), n, d.d_y.data(), d.work(), d.launch, lesson.stream());
     CUDA_CHECK(cudaStreamSynchronize(lesson.stream()));
   });
@@ -210,7 +211,8 @@ void add_softmax_gpu_rows(course::Lesson& lesson, PartData& d, const std::vector
     auto shape = std::make_shared<ReduceShape>();
     return course::Variant{
         .name = "GPU " + std::string(kernel.name), .target = Target::gpu,
-        .work = softmax_bytes_per_element(kernel.name) * elements, .ceiling = "d2d_copy", .setup_step = first_launch,
+        .work = softmax_bytes_per_element(kernel.name) * elements, .ceiling = "d2d_copy",
+        .setup = {*d.inputs, first_launch},
         .run = [&d, n, launcher = kernel.launch, shape](cudaStream_t s) {
           LaunchConfig config = d.launch;
           if (shape->launch.blocks > 0) config.grid_size = static_cast<int>(shape->launch.blocks);
@@ -223,10 +225,10 @@ void add_softmax_gpu_rows(course::Lesson& lesson, PartData& d, const std::vector
   });
   lesson.add({.name = "GPU library: softmax from cub::DeviceReduce + DeviceTransform", .target = Target::gpu,
               .role = Role::gpu_library, .work = 16 * elements, .ceiling = "d2d_copy",
-              .setup = [&d, n] {
-                d.temp_bytes = cub_softmax_temp_bytes(n);
-                d.d_temp = course::DeviceBuffer<unsigned char>(d.temp_bytes, "CUB's temporary storage");
-              },
+              .setup = {*d.inputs, lesson.add_setup("", [&d, n] {  // how much temporary storage, then allocate it
+                          d.temp_bytes = cub_softmax_temp_bytes(n);
+                          d.d_temp = course::DeviceBuffer<unsigned char>(d.temp_bytes, "CUB's temporary storage");
+                        })},
               .run = [&d, n](cudaStream_t s) {
                 cub_softmax(d.d_x.data(), n, d.d_y.data(), d.d_scalars.data(), d.d_temp.data(), d.temp_bytes, s);
               },
@@ -310,7 +312,7 @@ int run_reduction_part(course::Lesson& lesson, const std::string& op, const std:
   } else {
     add_reduce_cpu_rows(lesson, d, reduction);
   }
-  lesson.on_gpu([&d, n, softmax] {
+  d.inputs = &lesson.add_setup(softmax ? "x and y on the GPU, x copied in" : "x on the GPU, copied in", [&d, n, softmax] {
     d.d_x = course::DeviceBuffer<float>(n, "x");
     d.d_x.copy_from_host(d.x);
     if (softmax) d.d_y = course::DeviceBuffer<float>(n, "y");

@@ -30,15 +30,15 @@ void add_transfer_rows(course::Lesson& lesson, RowData& d) {
   auto run_headline = [&d, go = headline.launch](cudaStream_t s) { go(d.d_x.data(), d.d_y.data(), d.x.size(), d.launch, s); };
   if (lesson.options().flush_l2) {  // what is still in L2 is served from there
     lesson.add({.name = "GPU " + name + ", L2 left warm", .target = Target::gpu, .work = d.bytes,
-                .ceiling = "d2d_copy_warm_l2", .run = run_headline, .flush_l2 = false});
+                .ceiling = "d2d_copy_warm_l2", .setup = {*d.inputs}, .run = run_headline, .flush_l2 = false});
   }
   const course::RepeatOptions copies{1, std::min(lesson.options().reps, 10)};
-  lesson.add({.name = "GPU copy x to device (pageable)", .target = Target::gpu, .work = d.bytes / 2,
+  lesson.add({.name = "GPU copy x to device (pageable)", .target = Target::gpu, .work = d.bytes / 2, .setup = {*d.inputs},
               .run = [&](cudaStream_t) { d.d_x.copy_from_host(d.x); }, .timing = course::Timing::host, .repeat = copies});
-  lesson.add({.name = "GPU copy y to host (pageable)", .target = Target::gpu, .work = d.bytes / 2,
+  lesson.add({.name = "GPU copy y to host (pageable)", .target = Target::gpu, .work = d.bytes / 2, .setup = {*d.inputs},
               .run = [&](cudaStream_t) { d.d_y.copy_to_host(d.y); }, .timing = course::Timing::host, .repeat = copies});
   lesson.add({.name = "GPU end-to-end: copy in, " + name + ", copy out", .target = Target::gpu,
-              .role = course::Role::gpu_end_to_end, .work = d.bytes,
+              .role = course::Role::gpu_end_to_end, .work = d.bytes, .setup = {*d.inputs},
               .run = [&d, run_headline](cudaStream_t s) {
                 d.d_x.copy_from_host_async(d.x, s);
                 run_headline(s);
@@ -50,7 +50,9 @@ void add_transfer_rows(course::Lesson& lesson, RowData& d) {
 void report_after_table(course::Lesson& lesson, RowData& d, int show) {
   if (lesson.has_gpu()) {
     print_first_values(d.x, d.d_x.data(), d.d_y.data(), d.launch, lesson.stream(), show);
-    const double first_ms = lesson.report().setups().at(0).ms, context_ms = lesson.gpu().context_creation_ms;
+    const auto& setups = lesson.report().setups();
+    const auto first = std::find_if(setups.begin(), setups.end(), [](const auto& step) { return step.name == kFirstLaunchStep; });
+    const double first_ms = first != setups.end() ? first->ms : 0, context_ms = lesson.gpu().context_creation_ms;
     std::printf("\nCUDA start-up (driver and context): %.1f ms; first launch of a kernel: %.3f ms\n", context_ms, first_ms);
     lesson.record("first_launch_ms", first_ms);
     lesson.record("context_creation_ms", context_ms);

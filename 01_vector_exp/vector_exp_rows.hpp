@@ -22,7 +22,8 @@ struct RowData {
   course::ReferenceBlock reference;      // exp(x) in double, computed while verifying
   double bytes = 0;                      // x read once, y written once
   LaunchConfig launch;                   // --block, --grid, --ilp
-  course::DeviceBuffer<float> d_x, d_y;  // allocated only when a GPU is usable
+  course::DeviceBuffer<float> d_x, d_y;  // allocated by the GPU rows' setup step, `inputs`
+  course::SetupStep* inputs = nullptr;   // the step every GPU row names: x and y on the GPU, x copied in
   course::Check host_check(double ulp) { return course::check_host<float>(y, reference, course::Tolerance::ulps(ulp)); }
 };
 
@@ -33,6 +34,9 @@ void add_launch_options(CLI::App& cli, LaunchConfig& launch, int& show);
 // The headline kernel with the L2 left warm (only when the other rows flush it), the copies of x
 // in and y out alone, and end to end, each held to the same verdict as the kernels.
 void add_transfer_rows(course::Lesson& lesson, RowData& d);
+
+// The kernel rows' setup step, by name: report_after_table prints its time.
+inline constexpr const char* kFirstLaunchStep = "first kernel launch (loads the kernels' code)";
 
 // After the table, with a GPU: the first `show` values side by side (first_values.cpp), CUDA's
 // start-up and the first launch's time (printed and in the JSON); with or without one, the launch

@@ -28,30 +28,36 @@ struct Part1 {
 
 void add_part1(course::Lesson& lesson, std::uint64_t seed) {
   const std::size_t n = kMultiplyLength;
-  Part1& p = lesson.slot<Part1>().emplace();  // owned by the lesson, freed before its stream
-  p.a.resize(n), p.b.resize(n), p.dest.resize(n), p.expected.resize(n);
-  course::fill_normal(p.a, seed);
-  course::fill_normal(p.b, seed + 1);
-  multiply_serial(p.a, p.b, p.expected);
-  course::Check check = course::check_device<float>(p.d_dest, p.dest, course::reference_of(std::span<const float>(p.expected)),
-                                                    course::Tolerance::exact());
-  check.verify = [verify = check.verify, &p] {
-    const course::VerifyResult result = verify();
+  // The row's own setup step: a and b made, a * b on the CPU, a, b and dest on the GPU.
+  auto& part1 = lesson.add_setup("", [n, seed] {
+    Part1 p;
+    p.a.resize(n), p.b.resize(n), p.dest.resize(n), p.expected.resize(n);
+    course::fill_normal(p.a, seed);
+    course::fill_normal(p.b, seed + 1);
+    multiply_serial(p.a, p.b, p.expected);
+    p.d_a = course::DeviceBuffer<float>(n, "part 1: a");
+    p.d_b = course::DeviceBuffer<float>(n, "part 1: b");
+    p.d_dest = course::DeviceBuffer<float>(n, "part 1: dest");
+    p.d_a.copy_from_host(p.a);
+    p.d_b.copy_from_host(p.b);
+    return p;
+  });
+  course::Check check;
+  check.poison = [&part1] { part1->d_dest.poison(); };
+  check.verify = [&part1] {
+    Part1& p = part1.get();
+    p.d_dest.copy_to_host(p.dest);
+    const course::VerifyResult result = course::verify(
+        std::span<const float>(p.dest), course::reference_of(std::span<const float>(p.expected)), course::Tolerance::exact());
     std::printf("\nPart 1, the classic demo: multiply_them, dest[i] = a[i] * b[i] with i = threadIdx.x, 1 block of "
                 "%d threads:\n  %s against the CPU's a * b (dest[0] = %.9g = %.9g x %.9g)\n",
                 kMultiplyLength, result.summary().c_str(), p.dest[0], p.a[0], p.b[0]);
     return result;
   };
   lesson.add({.name = "GPU multiply_them, part 1 (400 elements, 1 block)", .target = course::Target::gpu,
-              .setup = [&p, n] {
-                p.d_a = course::DeviceBuffer<float>(n, "part 1: a");
-                p.d_b = course::DeviceBuffer<float>(n, "part 1: b");
-                p.d_dest = course::DeviceBuffer<float>(n, "part 1: dest");
-                p.d_a.copy_from_host(p.a);
-                p.d_b.copy_from_host(p.b);
-              },
-              .run = [&p](cudaStream_t s) {
-                launch_multiply_them(p.d_dest.data(), p.d_a.data(), p.d_b.data(), kMultiplyLength, s);
+              .setup = {part1},
+              .run = [&part1](cudaStream_t s) {
+                launch_multiply_them(part1->d_dest.data(), part1->d_a.data(), part1->d_b.data(), kMultiplyLength, s);
               },
               .check = check, .timed = false});
 }

@@ -32,6 +32,7 @@ void add_end_to_end(course::Lesson& lesson, RowData& d) {
   };
   lesson.add({.name = "GPU end-to-end: copy a, b in, " + std::string(headline.name) + ", copy c out",
               .target = course::Target::gpu, .role = course::Role::gpu_end_to_end, .work = d.bytes,
+              .setup = {*d.inputs},
               .run = [&d, go = headline.launch](cudaStream_t s) {
                 d.d_a.copy_from_host_async(d.a, s);
                 d.d_b.copy_from_host_async(d.b, s);

@@ -22,7 +22,8 @@ struct RowData {
   course::ReferenceBlock reference;  // a + b in double, rounded once: every correct add matches it exactly
   double bytes = 0;                  // a and b read once, c written once
   LaunchConfig launch;
-  course::DeviceBuffer<float> d_a, d_b, d_c;  // allocated only when a GPU is usable
+  course::DeviceBuffer<float> d_a, d_b, d_c;  // allocated by the GPU rows' setup step, `inputs`
+  course::SetupStep* inputs = nullptr;        // the step every GPU row names: a, b, c on the GPU, a and b copied in
   // The grid the headline's verified run chose, which its timed runs and the end-to-end row reuse.
   std::shared_ptr<LaunchConfig> headline = std::make_shared<LaunchConfig>();
   course::Check host_check() { return course::check_host<float>(c, reference, course::Tolerance::exact()); }

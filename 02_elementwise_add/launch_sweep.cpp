@@ -80,7 +80,7 @@ void check_grid_limit(std::size_t n, int block_size) {
 
 std::vector<course::Variant> launch_sweep_points(std::span<const SweepConfig> plan, int block_size,
                                                  const SweepBuffers& buffers) {
-  const std::size_t n = buffers.c.size();
+  const std::size_t n = buffers.host_c.size();
   std::vector<course::Variant> points;
   for (const SweepConfig& config : plan) {
     if (config.block_size != block_size) continue;
@@ -88,7 +88,7 @@ std::vector<course::Variant> launch_sweep_points(std::span<const SweepConfig> pl
     const LaunchConfig launch{config.block_size, static_cast<int>(config.blocks)};
     points.push_back(
         {.name = config.grid_label, .target = course::Target::gpu, .work = 12.0 * static_cast<double>(n),
-         .ceiling = "d2d_copy",
+         .ceiling = "d2d_copy", .setup = {buffers.inputs},
          .run = [&a = buffers.a, &b = buffers.b, &c = buffers.c, n, launch](cudaStream_t stream) {
            launch_add_grid_stride(a.data(), b.data(), c.data(), n, launch, stream);
          },
@@ -108,7 +108,7 @@ course::Sweep launch_sweep(const course::Lesson& lesson, const SweepBuffers& buf
           .points = [&lesson, buffers, plan](std::int64_t block_size) {
             if (plan->empty()) {
               const course::DeviceInfo& device = *lesson.gpu().device;
-              *plan = plan_launch_sweep(buffers.c.size(), {device.sm_count, device.max_threads_per_sm},
+              *plan = plan_launch_sweep(buffers.host_c.size(), {device.sm_count, device.max_threads_per_sm},
                                         grid_stride_blocks_per_sm);
             }
             return launch_sweep_points(*plan, static_cast<int>(block_size), buffers);

@@ -48,6 +48,7 @@ std::vector<SweepConfig> plan_launch_sweep(std::size_t n, const SweepDevice& dev
 // What every point works on: a, b and c on the GPU (c poisoned before each point's verified
 // run, copied into host_c and compared bit for bit with the reference).
 struct SweepBuffers {
+  course::SetupStep& inputs;  // the setup step that allocates a, b and c (every point names it)
   const course::DeviceBuffer<float>& a;
   const course::DeviceBuffer<float>& b;
   course::DeviceBuffer<float>& c;

@@ -51,6 +51,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
     auto shape = std::make_shared<course::LaunchShape>();
     return course::Variant{
         .name = "GPU " + std::string(kernel.name), .target = course::Target::gpu, .work = d.bytes, .ceiling = "d2d_copy",
+        .setup = {*d.inputs},
         .run = [&d, go = kernel.launch, config, shape](cudaStream_t s) {
           *shape = go(d.d_a.data(), d.d_b.data(), d.d_c.data(), d.a.size(), *config, s);
         },
@@ -68,7 +69,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, const std::vector<std::str
 void add_library_rows(course::Lesson& lesson, Data& d) {
   auto row = [&](std::string name, course::Role role, auto call) {
     lesson.add({.name = std::move(name), .target = course::Target::gpu, .role = role, .work = d.bytes,
-                .ceiling = "d2d_copy",
+                .ceiling = "d2d_copy", .setup = {*d.inputs},
                 .run = [&d, call](cudaStream_t s) { call(d.d_a.data(), d.d_b.data(), d.d_c.data(), d.a.size(), s); },
                 .check = course::check_device<float>(d.d_c, d.c, d.reference, course::Tolerance::exact())});
   };
@@ -103,7 +104,7 @@ int run(int argc, char** argv) {
   d.reference = elementwise_add::add_reference(d.a, d.b);
   *d.headline = d.launch;
   add_cpu_rows(lesson, d);
-  lesson.on_gpu([&] {
+  d.inputs = &lesson.add_setup("a, b and c on the GPU, a and b copied in", [&] {
     d.d_a = course::DeviceBuffer<float>(n, "a"), d.d_b = course::DeviceBuffer<float>(n, "b");
     d.d_c = course::DeviceBuffer<float>(n, "c");
     d.d_a.copy_from_host(d.a);
@@ -115,7 +116,7 @@ int run(int argc, char** argv) {
   add_kernel_rows(lesson, d, selected);
   add_library_rows(lesson, d);
   elementwise_add::add_end_to_end(lesson, d);
-  lesson.add_sweep(elementwise_add::launch_sweep(lesson, {d.d_a, d.d_b, d.d_c, d.c, d.reference}));
+  lesson.add_sweep(elementwise_add::launch_sweep(lesson, {*d.inputs, d.d_a, d.d_b, d.d_c, d.c, d.reference}));
 
   lesson.run_variants();
   if (!skip_limit_demo) elementwise_add::run_part2(lesson);

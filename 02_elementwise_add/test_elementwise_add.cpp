@@ -574,12 +574,14 @@ TEST(GpuLaunchSweep, EveryConfigurationIsVerifiedAndTimed) {
   ASSERT_TRUE(lesson.has_gpu());
   const Inputs inputs = random_inputs(n, seed);
   course::DeviceBuffer<float> d_a(n), d_b(n), d_c(n);
-  d_a.copy_from_host(inputs.a);
-  d_b.copy_from_host(inputs.b);
+  auto& on_device = lesson.add_setup("a and b to the GPU", [&] {  // every point names it: it runs once
+    d_a.copy_from_host(inputs.a);
+    d_b.copy_from_host(inputs.b);
+  });
   std::vector<float> host_c(n);
   lesson.add_device_copy_ceiling(12.0 * n);
   lesson.add_sweep(elementwise_add::launch_sweep(
-      lesson, {d_a, d_b, d_c, host_c, elementwise_add::add_reference(inputs.a, inputs.b)}));
+      lesson, {on_device, d_a, d_b, d_c, host_c, elementwise_add::add_reference(inputs.a, inputs.b)}));
   lesson.run_variants();
 
   ASSERT_EQ(lesson.report().sweeps().size(), 1u);

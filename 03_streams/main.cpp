@@ -60,7 +60,7 @@ auto add_compute_rows(course::Lesson& lesson, streams::TableData& d, const Flags
               .role = Role::cpu_parallel, .unit = unit, .work = work,
               .run = [&d, k](cudaStream_t) { streams::transform_parallel(d.x, d.y, k); }, .check = host_check});
 
-  d.arrays = lesson.add_setup("device and pinned arrays, " + std::to_string(flags.streams) + " streams", [&d, &flags] {
+  d.arrays = &lesson.add_setup("device and pinned arrays, " + std::to_string(flags.streams) + " streams", [&d, &flags] {
     d.device.emplace(d.x.size());
     d.host.emplace(d.x.size());
     d.streams.emplace(static_cast<std::size_t>(flags.streams));
@@ -80,7 +80,7 @@ auto add_compute_rows(course::Lesson& lesson, streams::TableData& d, const Flags
   return lesson.add_kernels(streams::kernels(), flags.kernels, [&](const auto& kernel, course::Precision) {
     auto shape = std::make_shared<course::LaunchShape>();  // the kernel alone, on data already on the GPU
     return course::Variant{.name = "GPU kernel only (" + std::string(kernel.name) + ")", .target = Target::gpu, .unit = unit,
-                           .work = work, .ceiling = flops ? "fp32_fma" : "d2d_copy", .setup_step = d.arrays,
+                           .work = work, .ceiling = flops ? "fp32_fma" : "d2d_copy", .setup = {*d.arrays},
                            .run = [&d, shape, mine = streams::Transform{k, kernel.launch}](cudaStream_t s) {
                              *shape = mine.launch(d.device->x.data(), d.device->y.data(), d.x.size(), mine, s);
                            },
@@ -99,8 +99,7 @@ int run(int argc, char** argv) {
   const course::CommonOptions& options = lesson.parse(argc, argv);
   const std::size_t n = static_cast<std::size_t>(options.size), stream_count = static_cast<std::size_t>(flags.streams);
   streams::check_chunking(n, flags.chunks, flags.streams);
-  streams::TableData d{.device = lesson.slot<streams::DeviceArrays>(), .host = lesson.slot<streams::PinnedArrays>(),
-                       .streams = lesson.slot<std::vector<course::Stream>>()};
+  streams::TableData d;
   d.array_bytes = 4.0 * static_cast<double>(n);
   lesson.set_title("y = f(x), " + std::to_string(flags.intensity) + " steps of v * a + b, over " + course::format_count(n) + " floats");
   // Before the host allocates what it would not need: x and y on the GPU; x, y (with a GPU also pinned x and y) on the host.

@@ -26,14 +26,14 @@ course::Check TableData::end_to_end_check(bool pinned) {
 }
 
 course::Variant TableData::gpu_row(std::string name, bool pinned, std::function<void(cudaStream_t)> run) {
-  return {.name = std::move(name), .target = course::Target::gpu, .work = 2 * array_bytes, .setup_step = arrays,
+  return {.name = std::move(name), .target = course::Target::gpu, .work = 2 * array_bytes, .setup = {*arrays},
           .run = std::move(run), .check = end_to_end_check(pinned), .timing = course::Timing::host};
 }
 
 void add_copy_rows(course::Lesson& lesson, TableData& d) {
   auto add = [&](const std::string& name, std::string ceiling, bool pinned, std::function<void(cudaStream_t)> run) {
     lesson.add({.name = name, .target = course::Target::gpu, .work = d.array_bytes, .ceiling = std::move(ceiling),
-                .setup_step = d.arrays, .run = std::move(run),
+                .setup = {*d.arrays}, .run = std::move(run),
                 .timing = pinned ? course::Timing::events : course::Timing::host, .flush_l2 = false,
                 .note = pinned ? "" : "held against the pinned copy: the share of it that pageable memory reaches"});
   };

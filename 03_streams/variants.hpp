@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,16 +23,17 @@ namespace streams {
 inline const std::string kPinnedIn = "GPU copy x to device, pinned", kPinnedOut = "GPU copy y to host, pinned";
 inline const std::string kPageableIn = "GPU copy x to device, pageable", kPageableOut = "GPU copy y to host, pageable";
 
-// The data every row shares. The GPU side lives in slots the lesson owns, filled by one setup
-// step that every GPU row names: it runs, and is reported, once, and only with a GPU.
+// The data every row shares. The GPU side is made by one setup step, `arrays`, that every GPU row
+// names: it runs, and is reported, once, and only with a GPU. main.cpp declares this after the
+// lesson, so the GPU side goes before the lesson's stream.
 struct TableData {
   std::vector<float> x, y;
   course::ReferenceBlock reference;  // f as defined, element by element: every variant equals it to the bit
   double array_bytes = 0;            // x or y; a run moves x in and y out
-  course::Slot<DeviceArrays>& device;
-  course::Slot<PinnedArrays>& host;
-  course::Slot<std::vector<course::Stream>>& streams;  // non-blocking; chunk i on stream i % S
-  course::SetupStep arrays;
+  std::optional<DeviceArrays> device;
+  std::optional<PinnedArrays> host;
+  std::optional<std::vector<course::Stream>> streams;  // non-blocking; chunk i on stream i % S
+  course::SetupStep* arrays = nullptr;                 // makes the three above
   Transform transform;               // what (a) to (d) run: the first kernel --kernel selects
 
   course::Check device_check();      // y on the GPU, poisoned, then copied back and compared

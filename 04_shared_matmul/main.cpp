@@ -70,17 +70,17 @@ void add_cpu_rows(course::Lesson& lesson, Data& d, bool cpu_naive) {
 // Every row flushes the L2 before each repetition (unless --no-flush-l2); the cuBLAS ceiling is
 // timed with the L2 warm. A, B and C outgrow the L2 (50 MB on an H100) beyond about 2048^3.
 auto add_gpu_rows(course::Lesson& lesson, Data& d, const std::vector<std::string>& selected,
-                  course::Slot<course::CublasHandle>& cublas, course::SetupStep cublas_setup) {
+                  course::SetupStep& inputs, course::Setup<course::CublasHandle>& cublas) {
   const double flops = d.s.flops();
   lesson.add({.name = "GPU cuBLAS SGEMM (FP32, TF32 off)", .target = Target::gpu, .work = flops, .ceiling = "cublas_sgemm",
-              .setup_step = cublas_setup,
+              .setup = {inputs, cublas},
               .run = [&d, &cublas](cudaStream_t s) {
-                course::sgemm_row_major(*cublas, d.s.m, d.s.n, d.s.k, d.d_a.data(), d.d_b.data(), d.d_c.data(), s);
+                course::sgemm_row_major(cublas.get(), d.s.m, d.s.n, d.s.k, d.d_a.data(), d.d_b.data(), d.d_c.data(), s);
               },
               .check = matmul::check_product(d.d_c, d.c, d.reference)});
-  const auto chosen = lesson.add_kernels(matmul::kernels(), selected, [&d, flops](const auto& kernel, course::Precision) {
+  const auto chosen = lesson.add_kernels(matmul::kernels(), selected, [&](const auto& kernel, course::Precision) {
     return course::Variant{.name = "GPU " + std::string(kernel.name), .target = Target::gpu, .work = flops,
-                           .ceiling = "cublas_sgemm",
+                           .ceiling = "cublas_sgemm", .setup = {inputs},
                            .run = [&d, launch = kernel.launch](cudaStream_t s) { launch(d.args(), s); },
                            .check = matmul::check_product(d.d_c, d.c, d.reference), .note = std::string(kernel.summary)};
   });
@@ -91,7 +91,7 @@ auto add_gpu_rows(course::Lesson& lesson, Data& d, const std::vector<std::string
     d.d_c.poison();  // so a kernel that wrote nothing cannot pass with the previous row's C
   };
   lesson.add({.name = "GPU end-to-end: copy A, B in, " + std::string(headline.name) + ", copy C out", .target = Target::gpu,
-              .role = Role::gpu_end_to_end, .work = flops,
+              .role = Role::gpu_end_to_end, .work = flops, .setup = {inputs},
               .run = [&d, launch = headline.launch](cudaStream_t s) {
                 d.d_a.copy_from_host_async(d.a, s);
                 d.d_b.copy_from_host_async(d.b, s);
@@ -124,17 +124,17 @@ int run(int argc, char** argv) {
   lesson.set_title("C = A x B, FP32, " + d.s.text() + " (M x N x K)");
 
   add_cpu_rows(lesson, d, cpu_naive);
-  lesson.on_gpu([&] {  // synchronous copies: A and B have landed before any row's kernel reads them
+  // Synchronous copies: A and B have landed before any row's kernel reads them.
+  auto& inputs = lesson.add_setup("A, B and C on the GPU, A and B copied in", [&] {
     d.d_a = course::DeviceBuffer<float>(d.s.a_count(), "A"), d.d_b = course::DeviceBuffer<float>(d.s.b_count(), "B");
     d.d_c = course::DeviceBuffer<float>(d.s.c_count(), "C");
     d.d_a.copy_from_host(d.a), d.d_b.copy_from_host(d.b);
   });
   lesson.add_ceiling(Target::gpu, [&] { return course::measure_cublas_sgemm(d.s.m, d.s.n, d.s.k, options.gpu_repeat()); });
   lesson.add_fma_ceiling(course::Precision::fp32);
-  auto& cublas = lesson.slot<course::CublasHandle>();
-  const course::SetupStep cublas_setup = lesson.add_setup("cuBLAS handle (cublasCreate)", [&cublas] { cublas.emplace(); });
-  const auto chosen = add_gpu_rows(lesson, d, selected, cublas, cublas_setup);
-  lesson.add_sweep(matmul::size_sweep({lesson, chosen, cublas, cublas_setup}));
+  auto& cublas = lesson.add_setup("cuBLAS handle (cublasCreate)", [] { return course::CublasHandle(); });
+  const auto chosen = add_gpu_rows(lesson, d, selected, inputs, cublas);
+  lesson.add_sweep(matmul::size_sweep({lesson, chosen, cublas}));
 
   lesson.run_variants();
   lesson.record("headline_kernel", std::string(course::headline_kernel(matmul::kernels()).name));

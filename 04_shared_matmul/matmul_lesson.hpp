@@ -42,8 +42,7 @@ inline constexpr std::int64_t kSweepSizes[] = {256, 512, 1024, 1600, 2048, 4096,
 struct SweepContext {
   course::Lesson& lesson;
   std::vector<const course::KernelEntry<Launcher>*> kernels;  // the ones --kernel selected
-  course::Slot<course::CublasHandle>& cublas;
-  course::SetupStep cublas_setup;  // creates the handle, if the rows have not
+  course::Setup<course::CublasHandle>& cublas;  // the handle, made by the first row or point that needs it
 };
 course::Sweep size_sweep(SweepContext context);
 

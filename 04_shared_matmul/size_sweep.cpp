@@ -56,13 +56,12 @@ std::vector<course::Variant> points_at(const SweepContext& context, std::int64_t
   const course::CommonOptions& options = context.lesson.options();
   const course::RepeatOptions repeat{1, std::min(options.reps, 10)};
   std::vector<course::Variant> points;
+  auto& prepare = context.lesson.add_setup("", [data, seed = options.seed] { data->prepare(seed); });
   points.push_back({.name = "GPU cuBLAS SGEMM (FP32, TF32 off)", .target = course::Target::gpu,
-                    .work = data->shape.flops(), .ceiling = "fp32_fma",
-                    .setup = [data, seed = options.seed] { data->prepare(seed); },
-                    .setup_step = context.cublas_setup,
+                    .work = data->shape.flops(), .ceiling = "fp32_fma", .setup = {prepare, context.cublas},
                     .run = [data, &cublas = context.cublas](cudaStream_t stream) {
                       const MatmulArgs args = data->args();
-                      course::sgemm_row_major(*cublas, args.m, args.n, args.k, args.a, args.b, args.c, stream);
+                      course::sgemm_row_major(cublas.get(), args.m, args.n, args.k, args.a, args.b, args.c, stream);
                     },
                     .check = check_of(data), .repeat = repeat});
   for (const course::KernelEntry<Launcher>* kernel : context.kernels) {

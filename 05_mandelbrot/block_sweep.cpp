@@ -43,6 +43,7 @@ course::Variant point(LessonData& in, PrecisionRun& run, const BlockShape& shape
   const course::LaunchShape planned = plan_launch(args.shape, args.frame.width, args.frame.height);
   return {.name = label(shape), .target = course::Target::gpu, .group = run.group(),
           .work = static_cast<double>(run.stats.iterations), .ceiling = fma_ceiling_name(run.precision, kernel),
+          .setup = {*in.on_device},
           .run = [&d_counts = in.d_counts, args, go = kernel.launch.get<T>()](cudaStream_t stream) mutable {
             args.counts = d_counts.data();
             go(args, stream);

@@ -21,7 +21,7 @@ using course::Target;
 
 course::ThroughputUnit bytes_unit() { return course::units::bandwidth(); }
 
-void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::SetupStep inputs, const std::string& group) {
+void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::SetupStep& inputs, const std::string& group) {
   const double bytes_read = 4.0 * static_cast<double>(h.input.size());
   const course::IntegerTolerance exact = course::IntegerTolerance::exact();
   auto cpu_row = [&](const std::string& what, Role role, histogram::CpuHistogram method) {
@@ -38,19 +38,19 @@ void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::Setup
     course::Variant v{.name = "GPU " + std::string(kernel.name), .target = Target::gpu,
                       .role = kernel.best ? Role::gpu_kernel : kernel.library ? Role::gpu_library : Role::detail,
                       .group = group, .unit = bytes_unit(), .work = bytes_read, .ceiling = "d2d_copy"};
-    v.setup_step = inputs;
+    v.setup = {inputs};
     histogram::HistogramArgs args{nullptr, h.input.size(), nullptr, h.num_bins};
-    if (kernel.temp_bytes != nullptr) {  // the library's temporary storage: allocated once, untimed
-      auto* slot = &h.temp.emplace_back();
-      v.setup = [slot, &h, temp_bytes = kernel.temp_bytes] {
-        *slot = course::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes(h.input.size(), h.num_bins), 1),
-                                                    "cub::DeviceHistogram temporary storage");
-      };
-      v.run = [&h, args, slot, go = kernel.launch](cudaStream_t stream) mutable {
+    if (kernel.temp_bytes != nullptr) {  // the library's temporary storage: the row's own step, untimed
+      auto& temp = lesson.add_setup("", [&h, temp_bytes = kernel.temp_bytes] {
+        return course::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes(h.input.size(), h.num_bins), 1),
+                                                   "cub::DeviceHistogram temporary storage");
+      });
+      v.setup.push_back(temp);
+      v.run = [&h, args, &temp, go = kernel.launch](cudaStream_t stream) mutable {
         args.counts = h.d_input.data();
         args.bins = h.d_bins.data();
-        args.temp = slot->data();
-        args.temp_bytes = slot->bytes();
+        args.temp = temp->data();
+        args.temp_bytes = temp->bytes();
         go(args, stream);
       };
     } else {
@@ -66,7 +66,7 @@ void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::Setup
   }
 }
 
-void add_cdf_group(course::Lesson& lesson, HistogramData& h, course::SetupStep inputs, const std::string& group) {
+void add_cdf_group(course::Lesson& lesson, HistogramData& h, course::SetupStep& inputs, const std::string& group) {
   const double bytes_moved = 8.0 * h.num_bins;  // each bin read once, its prefix sum written once
   const course::IntegerTolerance exact = course::IntegerTolerance::exact();
   lesson.add({.name = "CPU CDF, 1 thread (a running sum)", .role = Role::cpu_serial, .group = group,
@@ -74,22 +74,21 @@ void add_cdf_group(course::Lesson& lesson, HistogramData& h, course::SetupStep i
               .run = [&h](cudaStream_t) { histogram::inclusive_sum_cpu(h.reference_bins, h.cdf); },
               .check = course::check_host_integers<std::uint32_t>(h.cdf, h.reference_cdf, exact)});
   lesson.add({.name = "GPU cdf_block_scan", .target = Target::gpu, .role = Role::gpu_kernel, .group = group,
-              .unit = bytes_unit(), .work = bytes_moved, .ceiling = "d2d_copy", .setup_step = inputs,
+              .unit = bytes_unit(), .work = bytes_moved, .ceiling = "d2d_copy", .setup = {inputs},
               .run = [&h](cudaStream_t stream) {
                 histogram::launch_cdf_block_scan({h.d_bins_in.data(), h.d_cdf.data(), h.num_bins}, stream);
               },
               .check = course::check_device_integers<std::uint32_t>(h.d_cdf, h.cdf, h.reference_cdf, exact),
               .note = "one block of 1,024 threads: warp shuffles, then the warps' totals; exactly the CPU's sums"});
-  auto* slot = &h.temp.emplace_back();
+  auto& temp = lesson.add_setup("", [&h] {  // the library's temporary storage: the row's own step, untimed
+    return course::DeviceBuffer<unsigned char>(std::max<std::size_t>(histogram::cdf_cub_temp_bytes(h.num_bins), 1),
+                                               "cub::DeviceScan temporary storage");
+  });
   lesson.add({.name = "GPU cdf_cub (cub::DeviceScan::InclusiveSum)", .target = Target::gpu, .role = Role::gpu_library,
               .group = group, .unit = bytes_unit(), .work = bytes_moved, .ceiling = "d2d_copy",
-              .setup = [slot, &h] {
-                *slot = course::DeviceBuffer<unsigned char>(std::max<std::size_t>(histogram::cdf_cub_temp_bytes(h.num_bins), 1),
-                                                            "cub::DeviceScan temporary storage");
-              },
-              .setup_step = inputs,
-              .run = [&h, slot](cudaStream_t stream) {
-                histogram::launch_cdf_cub({h.d_bins_in.data(), h.d_cdf.data(), h.num_bins, slot->data(), slot->bytes()},
+              .setup = {inputs, temp},
+              .run = [&h, &temp](cudaStream_t stream) {
+                histogram::launch_cdf_cub({h.d_bins_in.data(), h.d_cdf.data(), h.num_bins, temp->data(), temp->bytes()},
                                           stream);
               },
               .check = course::check_device_integers<std::uint32_t>(h.d_cdf, h.cdf, h.reference_cdf, exact)});
@@ -108,7 +107,7 @@ void add_histogram_rows(course::Lesson& lesson, const LessonData& data, Histogra
   h.cdf.resize(h.reference_bins.size());
   lesson.add_device_copy_ceiling(8.0 * static_cast<double>(h.input.size()));  // reads and writes 4 bytes per count
 
-  const course::SetupStep inputs = lesson.add_setup("histogram inputs: the counts and the bins to the device", [&h] {
+  auto& inputs = lesson.add_setup("histogram inputs: the counts and the bins to the device", [&h] {
     h.d_input = course::DeviceBuffer<std::uint32_t>(h.input.size(), "histogram input (escape counts)");
     h.d_input.copy_from_host(h.input);
     h.d_bins = course::DeviceBuffer<std::uint32_t>(h.reference_bins.size(), "histogram bins");

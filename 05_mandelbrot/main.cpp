@@ -64,7 +64,7 @@ course::Variant kernel_row(Data& d, PrecisionRun& run, const KernelEntry& kernel
   d.rates.push_back({name, facts.fp_per_iteration});
   mandelbrot::RenderArgs<T> args{nullptr, run.frame<T>(), d.problem.iters, d.problem.launch};
   return {.name = name, .target = Target::gpu, .group = run.group(), .work = static_cast<double>(run.stats.iterations),
-          .ceiling = mandelbrot::fma_ceiling_name(run.precision, kernel),
+          .ceiling = mandelbrot::fma_ceiling_name(run.precision, kernel), .setup = {*d.on_device},
           .run = [&d, args, go = kernel.launch.get<T>()](cudaStream_t stream) mutable {
             args.counts = d.d_counts.data();
             go(args, stream);
@@ -88,7 +88,7 @@ void add_end_to_end(course::Lesson& lesson, Data& d, PrecisionRun& run) {
   };
   lesson.add({.name = "GPU " + run.group() + " end-to-end: " + std::string(headline.name) + " + copy the counts to the host",
               .target = Target::gpu, .role = Role::gpu_end_to_end, .group = run.group(),
-              .work = static_cast<double>(run.stats.iterations),
+              .work = static_cast<double>(run.stats.iterations), .setup = {*d.on_device},
               .run = [&d, args, go = headline.launch.get<T>()](cudaStream_t stream) mutable {
                 args.counts = d.d_counts.data();
                 go(args, stream);
@@ -134,7 +134,8 @@ int run(int argc, char** argv) {
   lesson.require_device_memory(pixels * sizeof(std::uint32_t),
                                "the escape counts (" + course::format_bytes(4.0 * static_cast<double>(pixels)) + ")");
   mandelbrot::prepare(d);  // the references, before any row: the definition, fused arithmetic, OpenMP
-  lesson.on_gpu([&] { d.d_counts = course::DeviceBuffer<std::uint32_t>(pixels, "escape counts"); });
+  d.on_device = &lesson.add_setup("the escape counts' buffer on the GPU",
+                                  [&] { d.d_counts = course::DeviceBuffer<std::uint32_t>(pixels, "escape counts"); });
   for (PrecisionRun& run : d.runs) add_cpu_rows(lesson, d, run, o.skip_serial);
   add_gpu_rows(lesson, d, selected);
   mandelbrot::HistogramData histogram;  // --histogram: the deep dive's histogram and CDF rows

@@ -85,7 +85,8 @@ struct LessonData {
   Problem problem;
   std::deque<PrecisionRun> runs;                 // one per precision asked for, FP32 first
   std::vector<KernelEntry> table;                // the registry, in the precisions asked for
-  course::DeviceBuffer<std::uint32_t> d_counts;  // allocated only when a GPU is usable
+  course::DeviceBuffer<std::uint32_t> d_counts;  // allocated by the GPU rows' setup step, `on_device`
+  course::SetupStep* on_device = nullptr;        // the step every GPU row and sweep point names
   std::vector<std::uint32_t> counts;             // each row's counts on the host
   std::vector<Rate> rates;                       // the kernel rows, for the rates table
 
@@ -127,7 +128,6 @@ struct HistogramData {
   std::span<const std::uint32_t> input;            // the counts whose histogram is taken
   std::vector<std::uint32_t> reference_bins, reference_cdf, bins, cdf;
   course::DeviceBuffer<std::uint32_t> d_input, d_bins, d_bins_in, d_cdf;
-  std::deque<course::DeviceBuffer<unsigned char>> temp;  // the library rows' temporary storage
 };
 // Two groups of rows, "histogram" (CPU one thread and OpenMP, every kernel of
 // kernels/histogram_registry.inc, the headline held against the library) and "CDF" (CPU, the

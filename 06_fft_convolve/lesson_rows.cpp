@@ -182,10 +182,10 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
   // One thread (the single-core baseline), then all (the multi-core one; also with --threads 1).
   for (const bool serial : {true, false}) {
     const int n = serial ? 1 : threads;
-    auto& fftw = lesson.slot<FftwConvolver>();
+    auto& fftw = lesson.add_setup("", [&problem, n, planner] { return FftwConvolver(problem.image, problem.filter, n, planner); });
     lesson.add({.name = serial ? "CPU FFTW r2c/c2r, 1 thread" : "CPU FFTW r2c/c2r, OpenMP, " + all,
                 .role = serial ? Role::cpu_serial : Role::cpu_parallel, .unit = pixel_rate(), .work = pixels,
-                .setup = [&fftw, &problem, n, planner] { fftw.emplace(problem.image, problem.filter, n, planner); },
+                .setup = {fftw},
                 .run = [&fftw, &results](cudaStream_t) { fftw->run(results.fftw); },
                 .checks = host_checks(results.fftw, problem),
                 .note_after_run = [&fftw] { return "FFT " + fftw->shape().text() + ", planned in " +
@@ -201,15 +201,12 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
 // ---- GPU ------------------------------------------------------------------------------------
 
 GpuRows::GpuRows(course::Lesson& lesson, const Problem& problem, HostResults& results)
-    : lesson_(lesson), problem_(problem), results_(results),
-      methods_(lesson.slot<std::vector<std::unique_ptr<GpuConvolver>>>()) {
-  methods_.emplace();
-  lesson.on_gpu([this] {
+    : lesson_(lesson), problem_(problem), results_(results), inputs_(lesson.add_setup("the image to the GPU", [this] {
     d_input_ = course::DeviceBuffer<float>(problem_.image.size(), "the image");
     d_output_ = course::DeviceBuffer<float>(problem_.image.size(), "the result");
     d_input_.copy_from_host(problem_.image.pixels);
     CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may still be in flight when it returns
-  });
+  })) {
   const double pixels = static_cast<double>(problem.image.size());
   lesson.add_device_copy_ceiling(2 * sizeof(float) * pixels);
   lesson.add_fma_ceiling(course::Precision::fp32);  // the large-K direct rows (and the sweep's)
@@ -241,8 +238,8 @@ GpuRows::GpuRows(course::Lesson& lesson, const Problem& problem, HostResults& re
 GpuConvolver& GpuRows::make(const course::KernelEntry<Launcher>& kernel) {
   const GpuProblem gpu_problem{problem_.image.width, problem_.image.height, &problem_.filter, &d_input_, &d_output_,
                                &chosen_, true};
-  methods_->push_back(kernel.launch(gpu_problem));
-  return *methods_->back();
+  methods_.push_back(kernel.launch(gpu_problem));
+  return *methods_.back();
 }
 
 course::Variant GpuRows::method_row(const course::KernelEntry<Launcher>& kernel) {
@@ -252,10 +249,10 @@ course::Variant GpuRows::method_row(const course::KernelEntry<Launcher>& kernel)
   set_throughput(v, method, static_cast<double>(problem_.image.size()));
   v.skip = method.unsupported();
   if (kernel.traits.expected_to_fail && v.skip.empty()) v.skip = naive_skip(problem_);
-  v.setup = [&method, this] {
-    method.setup(lesson_.stream());
-    ready_.insert(&method);
-  };
+  v.setup = {inputs_, lesson_.add_setup("", [&method, this] {  // the row's own step: the method's plans and buffers
+                method.setup(lesson_.stream());
+                ready_.insert(&method);
+              })};
   v.run = [&method](cudaStream_t stream) { method.run(stream); };
   v.note_after_run = [&method] { return method.note(); };
   return v;
@@ -270,11 +267,10 @@ course::Variant GpuRows::product_row() {
     course::DeviceBuffer<cufftComplex> d_data, d_filter;
     float scale = 1;
   };
-  auto& arrays = lesson_.slot<Arrays>();
   const std::size_t count =
       linear_padding(problem_.image.height, problem_.image.width, problem_.filter.size).complex_count();
-  auto setup = [this, &arrays, count] {
-    Arrays& a = arrays.emplace();
+  auto& arrays = lesson_.add_setup("", [this, count] {
+    Arrays a;
     a.data.resize(2 * count);
     a.filter.resize(2 * count);
     a.result.resize(2 * count);
@@ -285,13 +281,14 @@ course::Variant GpuRows::product_row() {
     a.d_filter = course::DeviceBuffer<cufftComplex>(count, "product row: filter spectrum");
     a.d_filter.copy_from_host({reinterpret_cast<const cufftComplex*>(a.filter.data()), count});
     CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may still be in flight when it returns
-  };
+    return a;
+  });
   course::Check check;
   check.poison = [&arrays] {  // in place: fresh input, so an element the kernel skips keeps a wrong value
     arrays->d_data.copy_from_host({reinterpret_cast<const cufftComplex*>(arrays->data.data()), arrays->d_data.size()});
   };
   check.verify = [&arrays] {
-    Arrays& a = *arrays;
+    Arrays& a = arrays.get();
     a.d_data.copy_to_host({reinterpret_cast<cufftComplex*>(a.result.data()), a.d_data.size()});
     std::vector<double> expected(a.data.size());
     double largest = 0;
@@ -307,7 +304,7 @@ course::Variant GpuRows::product_row() {
   };
   return {.name = "GPU multiply-and-scale kernel alone (fft_r2c's product)", .target = Target::gpu,
           .unit = course::units::bandwidth(), .work = 3.0 * sizeof(cufftComplex) * static_cast<double>(count),
-          .ceiling = "d2d_copy_product", .setup = setup,
+          .ceiling = "d2d_copy_product", .setup = {arrays},
           .run = [&arrays](cudaStream_t stream) {
             detail::enqueue_multiply_and_scale(arrays->d_data.data(), arrays->d_filter.data(), arrays->d_data.size(),
                                                arrays->scale, stream);
@@ -329,7 +326,7 @@ course::Variant GpuRows::end_to_end_row() {
   course::Variant v{.name = "GPU end-to-end: copy in, " + std::string(headline.name) + ", copy out",
                     .target = Target::gpu, .role = Role::gpu_end_to_end, .unit = pixel_rate(),
                     .work = static_cast<double>(problem_.image.size()),
-                    .setup = [&method, this] { method.setup(lesson_.stream()); },
+                    .setup = {inputs_, lesson_.add_setup("", [&method, this] { method.setup(lesson_.stream()); })},
                     .run = [&method, this](cudaStream_t stream) {
                       d_input_.copy_from_host_async(problem_.image.pixels, stream);
                       method.run(stream);
@@ -343,7 +340,7 @@ course::Variant GpuRows::end_to_end_row() {
 void GpuRows::add(const std::vector<std::string>& selected) {
   lesson_.add_kernels(kernels(), selected, [this](const course::KernelEntry<Launcher>& kernel, course::Precision) {
     course::Variant v = method_row(kernel);
-    by_kernel_[&kernel] = methods_->back().get();
+    by_kernel_[&kernel] = methods_.back().get();
     return v;
   });
   lesson_.add(product_row());
@@ -380,7 +377,7 @@ std::vector<NamedResult> GpuRows::pictures() {
 namespace {
 
 // What one sweep value needs, replaced at the next value (so only one value's plans and
-// buffers exist at a time); a lesson slot, so it is released before the GPU is.
+// buffers exist at a time); held by the sweep's points, so released before the lesson's stream.
 struct SweepState {
   std::optional<Problem> problem;
   std::vector<float> cpu_direct, cpu_fftw, gpu;
@@ -396,10 +393,9 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
   for (const int k : {3, 5, 7, 9, 11, 15, 19, 23, 27, 31, 39, 47, 55, 63}) {
     if (k <= std::min(image.width, image.height)) values.push_back(k);
   }
-  auto& slot = lesson.slot<SweepState>();
-  slot.emplace();
-  auto points = [&lesson, &image, planner, &slot, box](std::int64_t k) {
-    SweepState& s = *slot;
+  auto state = std::make_shared<SweepState>();
+  auto points = [&lesson, &image, planner, state, box](std::int64_t k) {
+    SweepState& s = *state;
     s.methods.clear();
     s.fftw.reset();
     s.problem.emplace(make_problem(image, box ? box_filter(static_cast<int>(k)) : gaussian_filter(static_cast<int>(k))));
@@ -417,7 +413,9 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
                         },
                         .checks = host_checks(s.cpu_direct, p), .repeat = slow_cpu(pixels * k * k / threads)});
     variants.push_back({.name = "CPU FFTW, " + all, .unit = pixel_rate(), .work = pixels,
-                        .setup = [&s, threads, planner] { s.fftw.emplace(s.problem->image, s.problem->filter, threads, planner); },
+                        .setup = {lesson.add_setup("", [&s, threads, planner] {
+                          s.fftw.emplace(s.problem->image, s.problem->filter, threads, planner);
+                        })},
                         .run = [&s](cudaStream_t) { s.fftw->run(s.cpu_fftw); },
                         .checks = host_checks(s.cpu_fftw, p)});
     if (lesson.has_gpu() && s.d_input.size() != image.size()) {
@@ -432,7 +430,7 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
       s.methods.push_back(kernel.launch({image.width, image.height, &p.filter, &s.d_input, &s.d_output, nullptr, true}));
       GpuConvolver& method = *s.methods.back();
       course::Variant v{.name = "GPU " + std::string(kernel.name), .target = Target::gpu,
-                        .setup = [&method, &lesson] { method.setup(lesson.stream()); },
+                        .setup = {lesson.add_setup("", [&method, &lesson] { method.setup(lesson.stream()); })},
                         .run = [&method](cudaStream_t stream) { method.run(stream); },
                         .checks = device_checks(s.d_output, s.gpu, p), .skip = method.unsupported()};
       set_throughput(v, method, pixels);

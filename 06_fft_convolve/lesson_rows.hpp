@@ -74,8 +74,9 @@ class GpuRows {
   const Problem& problem_;
   HostResults& results_;
   course::DeviceBuffer<float> d_input_, d_output_;
-  PaddedShape chosen_;  // the measured FFT size (set by the cufft_pair ceiling)
-  course::Slot<std::vector<std::unique_ptr<GpuConvolver>>>& methods_;
+  course::SetupStep& inputs_;  // every GPU row's first step: d_input_ and d_output_ allocated, the image copied in
+  PaddedShape chosen_;         // the measured FFT size (set by the cufft_pair ceiling)
+  std::vector<std::unique_ptr<GpuConvolver>> methods_;  // main.cpp declares GpuRows after the lesson: freed before it
   std::map<const course::KernelEntry<Launcher>*, GpuConvolver*> by_kernel_;  // the rows' methods
   std::set<const GpuConvolver*> ready_;                                       // set up (their rows ran)
   std::vector<float> naive_gpu_;

@@ -25,7 +25,7 @@ void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& fi
   rows.allowed_error = (image.width + image.height + 2) * std::ldexp(1.0, -52) * sum_abs;
   const double bytes = 12.0 * static_cast<double>(image.size());
 
-  const course::SetupStep inputs = lesson.add_setup("summed-area table rows: the image to the device", [&rows, &image] {
+  auto& inputs = lesson.add_setup("summed-area table rows: the image to the device", [&rows, &image] {
     rows.d_input = course::DeviceBuffer<float>(image.size(), "summed-area table rows: image");
     rows.d_input.copy_from_host(image.pixels);
     rows.d_output = course::DeviceBuffer<float>(image.size(), "summed-area table rows: output");
@@ -39,15 +39,14 @@ void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& fi
     rows.problems.push_back({image.width, image.height, &filter, nullptr, nullptr, nullptr, false});
     course::Variant v{.name = "GPU " + std::string(kernel.name) + ": the table alone", .target = course::Target::gpu,
                       .unit = course::units::bandwidth(), .work = bytes, .ceiling = "d2d_copy"};
-    v.setup_step = inputs;
-    v.setup = [&rows, index, launch = kernel.launch] {
-      GpuProblem& p = rows.problems[index];
-      p.input = &rows.d_input;
-      p.output = &rows.d_output;
-      rows.methods[index] = launch(p);
-      rows.methods[index]->setup(nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-    };
+    v.setup = {inputs, lesson.add_setup("", [&rows, index, launch = kernel.launch] {  // the row's own step: the method
+                 GpuProblem& p = rows.problems[index];
+                 p.input = &rows.d_input;
+                 p.output = &rows.d_output;
+                 rows.methods[index] = launch(p);
+                 rows.methods[index]->setup(nullptr);
+                 CUDA_CHECK(cudaDeviceSynchronize());
+               })};
     v.run = [&rows, index](cudaStream_t stream) {
       dynamic_cast<TableBuilder&>(*rows.methods[index]).build_table(stream);
     };

@@ -57,9 +57,10 @@ void add_cpu_rows(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& 
 // One GPU row per kernel and precision (the harness sets the group and the headline's role).
 template <class T>
 course::Variant gpu_row(course::Lesson& lesson, PrecisionRun<T>& run, const course::KernelEntry<Launcher>& kernel,
-                        const Settings& s) {
+                        const Settings& s, course::SetupStep& upload) {
   const PriceFn<T> launch = kernel.launch.template get<T>();
   return {.name = "GPU " + std::string(kernel.name), .target = Target::gpu, .work = run.bytes(), .ceiling = "d2d_copy",
+          .setup = {upload},
           .run = [&run, launch, block = s.block](cudaStream_t stream) { launch(run.device_args(block), stream); },
           .checks = run.device_checks(error_factor(kernel.traits)),
           .repeat = s.repeat(lesson.options().gpu_repeat())};
@@ -68,9 +69,10 @@ course::Variant gpu_row(course::Lesson& lesson, PrecisionRun<T>& run, const cour
 // The same pricing through Thrust (library.cu): the headline's formula, held against the same copy
 // and the same bound as the accurate kernels; the "vs lib" column is each kernel over it.
 template <class T>
-void add_library_row(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s) {
+void add_library_row(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s, course::SetupStep& upload) {
   lesson.add({.name = "GPU library: thrust::transform over zip iterators", .target = Target::gpu,
               .role = Role::gpu_library, .group = run.group(), .work = run.bytes(), .ceiling = "d2d_copy",
+              .setup = {upload},
               .run = [&run](cudaStream_t stream) { thrust_price<T>(run.device_args(0), stream); },
               .checks = run.device_checks(kAccurateFactor), .repeat = s.repeat(lesson.options().gpu_repeat())});
 }
@@ -78,12 +80,12 @@ void add_library_row(course::Lesson& lesson, PrecisionRun<T>& run, const Setting
 // End to end, as the classic timed its GPU: copy the inputs in, price, copy the prices out
 // (ordinary pageable host memory; lesson 03 shows pinned memory and overlap).
 template <class T>
-void add_end_to_end(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s) {
+void add_end_to_end(course::Lesson& lesson, PrecisionRun<T>& run, const Settings& s, course::SetupStep& upload) {
   const auto& headline = course::headline_kernel(kernels(), course::precision_of<T>);
   const PriceFn<T> launch = headline.launch.template get<T>();
   const int reps = s.iterations > 0 ? s.iterations : std::min(lesson.options().reps, 10);
   lesson.add({.name = "GPU end to end: copy in, " + std::string(headline.name) + ", copy out", .target = Target::gpu,
-              .role = Role::gpu_end_to_end, .group = run.group(), .work = run.bytes(),
+              .role = Role::gpu_end_to_end, .group = run.group(), .work = run.bytes(), .setup = {upload},
               .run = [&run, launch, block = s.block](cudaStream_t stream) {
                 run.copy_in(stream);
                 launch(run.device_args(block), stream);
@@ -115,7 +117,7 @@ int run(int argc, char** argv) {
   const double largest = f64 ? twice->bytes() : single->bytes();
   lesson.add_host_copy_ceiling(largest);
   lesson.add_device_copy_ceiling(largest);
-  lesson.on_gpu([&] {
+  auto& upload = lesson.add_setup("the options to the GPU (five arrays per precision)", [&] {
     if (single) single->upload();
     if (twice) twice->upload();
   });
@@ -125,13 +127,13 @@ int run(int argc, char** argv) {
   const auto kept = restrict_precisions(kernels(), f32, f64);
   const std::span<const course::KernelEntry<Launcher>> table(kept);
   lesson.add_kernels(table, s.kernels, [&](const auto& kernel, course::Precision precision) {
-    return precision == course::Precision::fp32 ? gpu_row(lesson, *single, kernel, s)
-                                                : gpu_row(lesson, *twice, kernel, s);
+    return precision == course::Precision::fp32 ? gpu_row(lesson, *single, kernel, s, upload)
+                                                : gpu_row(lesson, *twice, kernel, s, upload);
   });
-  if (single) add_library_row(lesson, *single, s);
-  if (twice) add_library_row(lesson, *twice, s);
-  if (single) add_end_to_end(lesson, *single, s);
-  if (twice) add_end_to_end(lesson, *twice, s);
+  if (single) add_library_row(lesson, *single, s, upload);
+  if (twice) add_library_row(lesson, *twice, s, upload);
+  if (single) add_end_to_end(lesson, *single, s, upload);
+  if (twice) add_end_to_end(lesson, *twice, s, upload);
 
   lesson.run_variants();
   std::vector<GroupSummary> groups;

@@ -37,7 +37,7 @@ class PrecisionRun {
   std::vector<course::OutputCheck> host_checks(double factor);
 
   // ---- GPU ----
-  void upload();  // allocates the five device arrays and copies the inputs in (lesson.on_gpu)
+  void upload();  // allocates the five device arrays and copies the inputs in (main.cpp's setup step)
   PricingArgs<T> device_args(int block_size) const;
   std::vector<course::OutputCheck> device_checks(double factor);  // d_call, d_put, read back
   // End to end: the host outputs, and the device outputs poisoned too (else a kernel that wrote

@@ -51,7 +51,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, ds::DriverPath& path, cons
   auto shape = [&path, n] { return path.launch.describe() + ", " + std::to_string(n) + " elements"; };
   auto driver_row = [&](std::string name, Role role, const CUfunction* function, course::Check check) {
     lesson.add({.name = std::move(name), .target = Target::gpu, .role = role, .work = d.bytes, .ceiling = "d2d_copy",
-                .setup_step = d.load,
+                .setup = {*d.load},
                 .run = [&d, &path, function, n](cudaStream_t s) {
                   ds::launch_driver(*function, path.launch, d.a, path.buffers->x(), path.buffers->y(),
                                     path.buffers->out(), n, s);
@@ -64,7 +64,7 @@ void add_kernel_rows(course::Lesson& lesson, Data& d, ds::DriverPath& path, cons
              ds::driver_check(path, d.out, d.reference, [&d](const std::vector<float>& out) {
                d.seen.cubin_vs_ptx = ds::compare_bits(d.seen.cubin_out, out);
              }));
-  lesson.add({.name = runtime_row, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup_step = d.load,
+  lesson.add({.name = runtime_row, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup = {*d.load},
               .run = [&d, &path, n](cudaStream_t s) {
                 using ds::as_floats;
                 ds::launch_runtime(path.runtime_launch, d.a, as_floats(path.buffers->x()), as_floats(path.buffers->y()),
@@ -83,7 +83,7 @@ ds::OnePassRows add_one_pass_rows(course::Lesson& lesson, Data& d, ds::DriverPat
                               "GPU runtime API: saxpy_one_pass (one pass) built by nvcc, <<<>>>"};
   const std::size_t n = d.x.size();
   auto driver_shape = std::make_shared<course::LaunchShape>(), runtime_shape = std::make_shared<course::LaunchShape>();
-  lesson.add({.name = names.driver, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup_step = d.load,
+  lesson.add({.name = names.driver, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup = {*d.load},
               .run = [&d, &path, n, block, driver_shape](cudaStream_t s) {
                 *driver_shape = ds::launch_driver_one_pass(path.one_pass, block, d.a, path.buffers->x(), path.buffers->y(),
                                                     path.buffers->out(), n, s);
@@ -92,7 +92,7 @@ ds::OnePassRows add_one_pass_rows(course::Lesson& lesson, Data& d, ds::DriverPat
                 d.seen.one_pass_driver_vs_cubin = ds::compare_bits(d.seen.cubin_out, out);
               }),
               .note_after_run = [driver_shape] { return driver_shape->describe(); }});
-  lesson.add({.name = names.runtime, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup_step = d.load,
+  lesson.add({.name = names.runtime, .target = Target::gpu, .work = d.bytes, .ceiling = "d2d_copy", .setup = {*d.load},
               .run = [&d, &path, n, block, runtime_shape](cudaStream_t s) {
                 using ds::as_floats;
                 *runtime_shape = ds::launch_runtime_one_pass(block, d.a, as_floats(path.buffers->x()), as_floats(path.buffers->y()),
@@ -111,7 +111,7 @@ void add_end_to_end(course::Lesson& lesson, Data& d, ds::DriverPath& path, const
   course::Check end_check = ds::driver_check(path, d.out, d.reference);
   end_check.verify = [&d] { return course::verify(std::span<const float>(d.out), d.reference, course::Tolerance::exact()); };
   lesson.add({.name = "GPU driver API end-to-end: copy x, y in, " + what + ", copy out", .target = Target::gpu,
-              .role = Role::gpu_end_to_end, .work = d.bytes, .setup_step = d.load,
+              .role = Role::gpu_end_to_end, .work = d.bytes, .setup = {*d.load},
               .run = [&d, &path](cudaStream_t) {
                 path.buffers->upload(d.x, d.y);
                 ds::launch_driver(path.cubin, path.launch, d.a, path.buffers->x(), path.buffers->y(),
@@ -129,8 +129,7 @@ int run(int argc, char** argv) {
                         {"-l,--length", "number of elements", static_cast<std::int64_t>(ds::kClassicLength), std::int64_t{1} << 34});
   // Before any CUDA call (the GPU probe in parse() is one): the driver reads CUDA_CACHE_PATH when
   // it initialises. The lesson owns it: the fresh folder goes when the lesson ends.
-  course::Slot<ds::JitCacheSetup>& jit_cache = lesson.slot<ds::JitCacheSetup>();
-  jit_cache.emplace();
+  ds::JitCacheSetup jit_cache;
   ds::Options o;
   ds::add_options(lesson.cli(), o);
   lesson.defer_gpu_context();  // the driver path opens the GPU itself: parse() only asks whether there is one
@@ -145,20 +144,19 @@ int run(int argc, char** argv) {
   // The driver path, step by step, before the runtime touches the GPU; NVRTC compiles for the
   // GPU the driver found (or, without one, for the oldest architecture it knows).
   std::printf("\n");
-  ds::DriverPath path = ds::reserve_driver_path(lesson);
+  ds::DriverPath path;
   const int device_arch = lesson.has_gpu() ? ds::init_driver(path, options.device) : 0;
   const ds::CompiledPair compiled = ds::compile_both(source, device_arch, lesson);
   if (lesson.has_gpu()) ds::open_context(path, n, lesson);
   add_cpu_rows(lesson, d);
   // The runtime joins at the harness's first GPU call: it finds the primary context the driver
-  // made current and uses it; open_gpu's cudaSetDevice checks this build has code for the GPU.
-  lesson.on_gpu([&] {
+  // made current and uses it. The GPU rows' setup step then runs open_gpu (its cudaSetDevice
+  // checks this build has code for the GPU) and loads the code.
+  lesson.add_device_copy_ceiling(d.bytes);
+  d.load = &lesson.add_setup("driver API: load times, cuModuleLoadData, cuLibraryLoadData, NVRTC --fmad=true, cuMemAlloc", [&] {
     lesson.report().set_gpu(course::open_gpu(options));
     d.seen.same_context = course::driver::current_context() == path.context->get();
-  });
-  lesson.add_device_copy_ceiling(d.bytes);
-  d.load = lesson.add_setup("driver API: load times, cuModuleLoadData, cuLibraryLoadData, NVRTC --fmad=true, cuMemAlloc", [&] {
-    ds::load_code(path, {source, compiled, *jit_cache, o.block, o.grid}, d.x, d.y, lesson);
+    ds::load_code(path, {source, compiled, jit_cache, o.block, o.grid}, d.x, d.y, lesson);
   });
   const std::string what = source.user ? source.entry + " from " + source.name : std::string("saxpy");
   const std::string runtime_row = "GPU runtime API: saxpy built by nvcc, <<<>>>";

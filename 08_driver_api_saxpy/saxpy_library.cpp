@@ -31,7 +31,7 @@ void cublas_saxpy_in_place(const course::CublasHandle& handle, float a, const fl
 }
 
 void add_library_row(course::Lesson& lesson, RowData& d, DriverPath& path) {
-  auto& handle = lesson.slot<course::CublasHandle>();  // freed before the context (slots go newest first)
+  auto& handle = lesson.add_setup("", [] { return course::CublasHandle(); });  // cublasCreate: the row's setup ms
   const std::size_t n = d.x.size();
   auto matched = std::make_shared<std::string>();
 
@@ -61,10 +61,9 @@ void add_library_row(course::Lesson& lesson, RowData& d, DriverPath& path) {
   };
   lesson.add({.name = "GPU library: cublasSaxpy (in place, y = a * x + y)", .target = course::Target::gpu,
               .role = course::Role::gpu_library, .work = d.bytes, .ceiling = "d2d_copy",
-              .setup = [&handle] { handle.emplace(); },  // cublasCreate: the row's setup ms
-              .setup_step = d.load,
+              .setup = {*d.load, handle},
               .run = [&d, &path, &handle, n](cudaStream_t stream) {
-                cublas_saxpy_in_place(*handle, d.a, as_floats(path.buffers->x()), as_floats(path.buffers->out()), n,
+                cublas_saxpy_in_place(handle.get(), d.a, as_floats(path.buffers->x()), as_floats(path.buffers->out()), n,
                                       stream);
               },
               .check = std::move(check), .note_after_run = [matched] { return *matched; }});

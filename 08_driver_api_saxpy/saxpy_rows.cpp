@@ -67,7 +67,7 @@ void add_contraction_demo(course::Lesson& lesson, RowData& d, DriverPath& path) 
                                        [&d, i](const std::vector<float>& out) { d.seen.fused_outs[i] = out; });
     check.verify = [verify = check.verify, &d, i] { return d.seen.fused_checks[i] = verify(); };
     lesson.add({.name = "GPU --fmad=true against std::fma (contraction demo), a = " + course::format_fixed(value, 2),
-                .target = course::Target::gpu, .setup_step = d.load,
+                .target = course::Target::gpu, .setup = {*d.load},
                 .run = [&d, &path, value](cudaStream_t s) {
                   launch_driver(path.fused, path.launch, value, path.buffers->x(), path.buffers->y(),
                                 path.buffers->out(), d.x.size(), s);

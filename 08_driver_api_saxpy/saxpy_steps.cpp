@@ -107,19 +107,6 @@ CompiledPair compile_both(const Source& source, int device_arch, course::Lesson&
 }
 
 // ---- The driver path --------------------------------------------------------------------------
-DriverPath reserve_driver_path(course::Lesson& lesson) {
-  // Each slot is destroyed before the ones reserved earlier: the context outlives what lives in it.
-  auto& device = lesson.slot<course::driver::Device>();
-  auto& context = lesson.slot<course::driver::PrimaryContext>();
-  auto& module = lesson.slot<course::driver::Module>();
-  auto& library = lesson.slot<course::driver::Library>();
-  auto& fused_module = lesson.slot<course::driver::Module>();
-  auto& one_pass_module = lesson.slot<course::driver::Module>();
-  auto& buffers = lesson.slot<DriverBuffers>();
-  return {device, context, module, library, fused_module, one_pass_module, buffers, nullptr, nullptr, nullptr, nullptr,
-          {}, {}, nlohmann::json::object()};
-}
-
 int init_driver(DriverPath& path, int ordinal) {
   const course::HostTimer timer;
   course::driver::init();

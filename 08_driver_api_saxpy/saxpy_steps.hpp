@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,22 +57,21 @@ struct CompiledPair {
 // the times and records them as "nvrtc".
 CompiledPair compile_both(const Source& source, int device_arch, course::Lesson& lesson);
 
-// Everything the driver side makes, held in slots the lesson owns (Lesson::slot): the lesson
-// destroys them newest first, before its own stream, so the buffers and the code go before the
-// primary context they live in. reserve_driver_path reserves them in that order.
+// Everything the driver side makes. main.cpp declares it after the lesson, so it goes before the
+// lesson's stream; its members go in the reverse of their order here, so the buffers and the code
+// go before the primary context they live in.
 struct DriverPath {
-  course::Slot<course::driver::Device>& device;
-  course::Slot<course::driver::PrimaryContext>& context;
-  course::Slot<course::driver::Module>& module;        // CUBIN, --fmad=false
-  course::Slot<course::driver::Library>& library;      // PTX, JIT-compiled by the driver
-  course::Slot<course::driver::Module>& fused_module;  // CUBIN, --fmad=true (the contraction demo)
-  course::Slot<course::driver::Module>& one_pass_module;  // CUBIN of the second text, saxpy_one_pass.cuh
-  course::Slot<DriverBuffers>& buffers;                // cuMemAlloc x 3, cuStreamCreate
+  std::optional<course::driver::Device> device;
+  std::optional<course::driver::PrimaryContext> context;
+  std::optional<course::driver::Module> module;           // CUBIN, --fmad=false
+  std::optional<course::driver::Library> library;         // PTX, JIT-compiled by the driver
+  std::optional<course::driver::Module> fused_module;     // CUBIN, --fmad=true (the contraction demo)
+  std::optional<course::driver::Module> one_pass_module;  // CUBIN of the second text, saxpy_one_pass.cuh
+  std::optional<DriverBuffers> buffers;                   // cuMemAlloc x 3, cuStreamCreate
   CUfunction cubin = nullptr, ptx = nullptr, fused = nullptr, one_pass = nullptr;  // one_pass: not for --kernel-file
   course::LaunchShape launch, runtime_launch;
   nlohmann::json loading = nlohmann::json::object();  // the context's and the code's load times, recorded as "loading"
 };
-DriverPath reserve_driver_path(course::Lesson& lesson);
 
 // Step 1: cuInit, then the device and what it is. Returns its compute capability (90).
 int init_driver(DriverPath& path, int ordinal);
@@ -125,7 +125,7 @@ struct RowData {
   std::vector<float> x, y, out;
   course::ReferenceBlock reference;
   double bytes = 0;        // x and y read, out written
-  course::SetupStep load;  // the GPU rows' setup step: the code loaded, the buffers allocated (load_code)
+  course::SetupStep* load = nullptr;  // the GPU rows' setup step: the code loaded, the buffers allocated (load_code)
   Observed seen;
 };
 

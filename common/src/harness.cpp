@@ -23,7 +23,6 @@ struct Lesson::State {
   std::string title;
   ThroughputUnit unit = units::bandwidth();
   std::vector<Variant> variants;
-  std::function<void()> gpu_setup;
   struct PendingCeiling {
     Target target;
     std::function<Ceiling()> measure;
@@ -33,12 +32,6 @@ struct Lesson::State {
   bool gpu_ready = false, parsed = false, defer_context = false;
   std::optional<Stream> stream;
   std::optional<L2Flusher> flusher;
-  struct SetupState {
-    std::string name;
-    std::function<void()> run;
-    bool done = false;
-  };
-  std::vector<SetupState> setups;
   std::vector<std::pair<std::string, std::string>> declared_sweeps;  // name, description
   std::vector<std::string> requested_sweeps;                         // --sweep NAME...
   std::vector<Sweep> sweeps;
@@ -58,8 +51,9 @@ Lesson::Lesson(std::string name, std::string description, std::vector<SizeOption
                                      size_description)) {}
 
 Lesson::~Lesson() {
-  // What setup steps created may use the GPU's stream or buffers: destroy it first, newest first.
-  while (!slots_.empty()) slots_.pop_back();
+  // What setup steps made may use the GPU's stream or buffers: destroy it first, newest first.
+  while (!steps_.empty()) steps_.pop_back();
+  state_->sweeps.clear();
 }
 
 CLI::App& Lesson::cli() { return state_->cli.app(); }
@@ -168,8 +162,6 @@ void Lesson::require_device_memory(std::size_t bytes, const std::string& what) c
   if (has_gpu()) course::require_device_memory(bytes, what);
 }
 
-void Lesson::on_gpu(std::function<void()> setup) { state_->gpu_setup = std::move(setup); }
-
 void Lesson::add_ceiling(Target target, std::function<Ceiling()> measure) {
   state_->ceilings.push_back({target, std::move(measure)});
 }
@@ -202,8 +194,7 @@ void Lesson::add_host_copy_ceiling(double bytes) {
   });
 }
 
-namespace {
-void check_variant(const Variant& variant, std::size_t setup_steps) {
+void Lesson::check_variant(const Variant& variant) {
   const std::string name = "variant '" + variant.name + "'";
   if (variant.name.empty()) throw std::logic_error("Lesson::add: a variant needs a name");
   if (!variant.run && variant.skip.empty()) throw std::logic_error("Lesson::add: " + name + " has nothing to run");
@@ -213,14 +204,18 @@ void check_variant(const Variant& variant, std::size_t setup_steps) {
   if (variant.expected_to_fail && !variant.check.verify && variant.checks.empty()) {
     throw std::logic_error("Lesson::add: " + name + " is expected to fail but has no check");
   }
-  if (variant.setup_step.id >= static_cast<int>(setup_steps)) {
-    throw std::logic_error("Lesson::add: " + name + " names a setup step this lesson does not have");
+  for (SetupStep& step : variant.setup) {
+    const bool owned = std::any_of(steps_.begin(), steps_.end(), [&](const auto& s) { return s.get() == &step; });
+    if (!owned) throw std::logic_error("Lesson::add: " + name + " names a setup step this lesson does not have");
+    if (step.name().empty() && step.claimed_) {
+      throw std::logic_error("Lesson::add: " + name + " names another row's own (unnamed) setup step: give it a name to share it");
+    }
+    step.claimed_ = true;
   }
 }
-}  // namespace
 
 Variant& Lesson::add(Variant variant) {
-  check_variant(variant, state_->setups.size());
+  check_variant(variant);
   state_->variants.push_back(std::move(variant));
   return state_->variants.back();
 }
@@ -242,12 +237,6 @@ Variant Lesson::apply_traits(Variant variant, const KernelTraits& traits) const 
   return variant;
 }
 
-SetupStep Lesson::add_setup(std::string name, std::function<void()> setup) {
-  if (!setup) throw std::logic_error("Lesson::add_setup: '" + name + "' has nothing to run");
-  state_->setups.push_back({std::move(name), std::move(setup)});
-  return SetupStep{static_cast<int>(state_->setups.size()) - 1};
-}
-
 cudaStream_t Lesson::stream() {
   ensure_gpu_ready();
   return state_->stream->get();
@@ -258,8 +247,7 @@ void Lesson::ensure_gpu_ready() {
   if (!has_gpu()) throw std::logic_error("Lesson: GPU work asked for without a usable GPU");
   state_->stream.emplace();
   if (options().flush_l2) state_->flusher.emplace();
-  state_->gpu_ready = true;  // before the setup, which may ask for stream()
-  if (state_->gpu_setup) state_->gpu_setup();
+  state_->gpu_ready = true;
 }
 
 void Lesson::ensure_ceilings(Target target) {
@@ -271,21 +259,20 @@ void Lesson::ensure_ceilings(Target target) {
   }
 }
 
-// The shared step first (once for the whole lesson), then the variant's own, timed apart.
+// The variant's steps that have not run yet, in its order, each timed apart: a named one on its
+// own line, an unnamed one (the row's own) in the row's setup column.
 void Lesson::run_setup(const Variant& variant, Row& row) {
-  if (variant.setup_step.id >= 0) {
-    State::SetupState& step = state_->setups.at(static_cast<std::size_t>(variant.setup_step.id));
-    if (!step.done) {
-      step.done = true;
-      HostTimer timer;
-      step.run();
-      report().add_setup({step.name, timer.elapsed_ms(), variant.name});
-    }
-  }
-  if (variant.setup) {
+  for (SetupStep& step : variant.setup) {
+    if (step.done_) continue;
+    step.done_ = true;
     HostTimer timer;
-    variant.setup();
-    row.setup_ms = timer.elapsed_ms();
+    step.run();
+    const double ms = timer.elapsed_ms();
+    if (step.name().empty()) {
+      row.setup_ms = row.setup_ms.value_or(0) + ms;
+    } else {
+      report().add_setup({step.name(), ms, variant.name});
+    }
   }
 }
 
@@ -393,10 +380,13 @@ void Lesson::run_sweep(const Sweep& sweep) {
     }
     Progress progress("sweep " + sweep.name, values.size(), "values of " + sweep.axis);
     for (const std::int64_t value : values) {
-      for (const Variant& variant : sweep.points(value)) {
-        check_variant(variant, state_->setups.size());
-        result.points.push_back({value, measure(variant)});
+      const std::size_t kept = steps_.size();  // the steps made for this value go after its points
+      {
+        const std::vector<Variant> points = sweep.points(value);
+        for (const Variant& variant : points) check_variant(variant);
+        for (const Variant& variant : points) result.points.push_back({value, measure(variant)});
       }
+      while (steps_.size() > kept) steps_.pop_back();
       progress.advance();
     }
   }

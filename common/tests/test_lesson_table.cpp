@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -289,7 +290,7 @@ TEST(LessonGroups, TheSameRoleInTwoGroupsWithHeadlinesAndSummaryPerGroup) {
 struct Plan {
   Plan(int id_value, std::vector<int>* destroyed_log) : id(id_value), destroyed(destroyed_log) {}
   ~Plan() { destroyed->push_back(id); }
-  Plan(const Plan&) = delete;
+  Plan(const Plan&) = delete;  // a product need not be movable
   Plan& operator=(const Plan&) = delete;
   int id;
   std::vector<int>* destroyed;
@@ -300,27 +301,27 @@ TEST(LessonSetup, RunsOnceUntimedAndIsReported) {
   int own_setups = 0, shared_setups = 0, runs = 0;
   {
     Table t("setup");
-    auto& plan = t.lesson.slot<Plan>();
-    auto& second = t.lesson.slot<Plan>();
-    EXPECT_FALSE(plan.has_value());
-    EXPECT_THROW(plan.get(), std::logic_error) << "a slot used before its setup ran";
-    const course::SetupStep shared = t.lesson.add_setup("shared tables", [&] {
+    auto& shared = t.lesson.add_setup("shared tables", [&] {
       ++shared_setups;
-      second.emplace(2, &destroyed);
+      return Plan(2, &destroyed);
     });
+    auto& plan = t.lesson.add_setup("", [&] {  // unnamed: the row's own step
+      ++own_setups;
+      return Plan(1, &destroyed);
+    });
+    EXPECT_THROW(plan.get(), std::logic_error) << "a product used before its step ran";
     t.lesson.add({.name = "CPU with a plan",
-                  .setup = [&] {
-                    ++own_setups;
-                    plan.emplace(1, &destroyed);
-                  },
-                  .setup_step = shared,
+                  .setup = {shared, plan},
                   .run = [&](cudaStream_t) {
                     ++runs;
-                    t.scale_into(t.y, static_cast<float>(plan->id + 1))(nullptr);
+                    t.scale_into(t.y, static_cast<float>(plan->id + shared->id - 1))(nullptr);
                   },
                   .check = t.check_y()});
-    t.lesson.add({.name = "CPU sharing the tables", .setup_step = shared, .run = t.scale_into(t.y, 2),
+    t.lesson.add({.name = "CPU sharing the tables", .setup = {shared}, .run = t.scale_into(t.y, 2),
                   .check = t.check_y()});
+    EXPECT_THROW(t.lesson.add({.name = "CPU taking another row's step", .setup = {plan}, .run = t.scale_into(t.y, 2)}),
+                 std::logic_error)
+        << "an unnamed step belongs to one row";
     t.lesson.run_variants();
     const auto outcome = t.finish();
     EXPECT_EQ(outcome.exit_code, 0) << outcome.table;
@@ -336,7 +337,23 @@ TEST(LessonSetup, RunsOnceUntimedAndIsReported) {
     EXPECT_TRUE(contains(outcome.table, "setup    shared tables:")) << outcome.table;
     EXPECT_TRUE(destroyed.empty());
   }
-  EXPECT_EQ(destroyed, (std::vector<int>{2, 1})) << "the lesson destroys its slots, newest first";
+  EXPECT_EQ(destroyed, (std::vector<int>{1, 2})) << "the lesson destroys the products, newest step first";
+}
+
+TEST(LessonSetup, ASweepPointsStepsGoAfterTheirValue) {
+  std::vector<int> destroyed;
+  Table t("setup_sweep", {"--sweep", "scale"}, {"scale"});
+  t.lesson.add_sweep({.name = "scale", .axis = "factor", .values = {2, 3},
+                      .points = [&](std::int64_t value) {
+                        auto& plan = t.lesson.add_setup("", [&destroyed, value] { return Plan(static_cast<int>(value), &destroyed); });
+                        return std::vector<course::Variant>{{.name = "CPU scaled", .setup = {plan},
+                                                             .run = [&t, &plan](cudaStream_t) {
+                                                               t.scale_into(t.y, static_cast<float>(plan->id))(nullptr);
+                                                             }}};
+                      },
+                      .target = Target::cpu});
+  t.lesson.run_variants();
+  EXPECT_EQ(destroyed, (std::vector<int>{2, 3})) << "each value's step is destroyed once its points have run";
 }
 
 // ---- expected failures --------------------------------------------------------------------------

@@ -31,10 +31,24 @@
 //   sweeps        declare_sweep before parse (the --sweep NAME flag), add_sweep after: one
 //                 kernel at every value of an axis, each point verified and timed like a row,
 //                 and a failed point fails the run;
-//   setup         Variant::setup, or add_setup shared by several variants: run once, untimed by
-//                 the rows' timers, timed on the host and reported (plans, compiles, handles),
-//                 what it creates held in lesson.slot<T>() and destroyed before the GPU's stream;
+//   setup         lesson.add_setup(name, make): untimed work (plans, compiles, handles, inputs
+//                 copied to the device) that variants name in Variant::setup; see below.
 //   outputs       Variant::checks: several named outputs, the row passes only if all pass.
+//
+// Setup, the one way: add_setup(name, make) returns a step that owns what make() returns; rows
+// name the steps they need, and their run lambdas use the product through the step:
+//
+//   auto& plan = lesson.add_setup("cuFFT plan", [&] { return FftPlan(shape, lesson.stream()); });
+//   lesson.add({.name = "GPU cuFFT", .target = course::Target::gpu, .setup = {plan},
+//               .run = [&plan](cudaStream_t s) { plan->execute(s); }, ...});
+//
+// A step runs once, before the first variant that names it (after the GPU and the ceilings are
+// ready), untimed by the rows' timers. Its host time is reported once: a step with a name on a
+// "setup" line above the table (setup_steps in the JSON), a step with an empty name in its one
+// row's "setup" column (setup_ms). make() may return nothing (the step fills the lesson's own
+// data, such as device buffers). The lesson owns the products and destroys them newest first,
+// before its GPU stream; a step made while a sweep builds its points at one value is destroyed
+// once those points have run.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -46,6 +60,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -132,10 +147,65 @@ enum class Timing {
   host,       // host clock around run(); for GPU variants the stream is synchronized inside
 };
 
-// A setup step several variants share (Lesson::add_setup): it runs once, before the first of them.
-struct SetupStep {
-  int id = -1;  // -1: none
+// A setup step (Lesson::add_setup), as variants name it in Variant::setup.
+class SetupStep {
+ public:
+  virtual ~SetupStep() = default;
+  SetupStep(const SetupStep&) = delete;
+  SetupStep& operator=(const SetupStep&) = delete;
+
+ protected:
+  explicit SetupStep(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }  // "": its row's own step
+
+ private:
+  friend class Lesson;
+  virtual void run() = 0;
+  std::string name_;
+  bool done_ = false;     // it ran (once)
+  bool claimed_ = false;  // an unnamed step: a variant names it already
 };
+
+// A step whose make() returns a T: the product, owned by the lesson once the step has run (T
+// need not be movable: make() returns it by value and it is made in place).
+template <class T>
+class Setup : public SetupStep {
+ public:
+  T& get() {
+    if (!value_) throw std::logic_error("setup step '" + name() + "' used before it ran: name it in the row's .setup");
+    return *value_;
+  }
+  T* operator->() { return &get(); }
+
+ protected:
+  using SetupStep::SetupStep;
+  std::unique_ptr<T> value_;
+};
+
+// A step whose make() returns nothing: it fills the lesson's own data.
+template <>
+class Setup<void> : public SetupStep {
+ protected:
+  using SetupStep::SetupStep;
+};
+
+namespace detail {
+template <class T, class Make>
+class SetupOf final : public Setup<T> {
+ public:
+  SetupOf(std::string name, Make make) : Setup<T>(std::move(name)), make_(std::move(make)) {}
+
+ private:
+  void run() override {
+    if constexpr (std::is_void_v<T>) {
+      make_();
+    } else {
+      this->value_.reset(new T(make_()));  // made in place: T need not be movable
+    }
+  }
+  Make make_;
+};
+}  // namespace detail
 
 struct Variant {
   std::string name;                    // the row's name, written once
@@ -145,8 +215,7 @@ struct Variant {
   ThroughputUnit unit;                 // empty name: the lesson's default unit
   double work = 0;                     // per run, in unit.work_name (0: no throughput)
   std::string ceiling;                 // the ceiling's name ("d2d_copy", "fp32_fma", ...), or ""
-  std::function<void()> setup;         // untimed, once, before the verified run; its time is reported
-  SetupStep setup_step;                // a shared setup (add_setup) this variant needs first
+  std::vector<std::reference_wrapper<SetupStep>> setup;  // the steps (add_setup) it needs, run first in this order
   std::function<void(cudaStream_t)> run;  // does the work once (GPU: enqueues it in the stream)
   Check check;                         // one output; empty (and no checks): the row is not verified
   std::vector<OutputCheck> checks;     // several outputs instead: the row passes only if all pass
@@ -162,7 +231,8 @@ struct Variant {
 
 // A sweep: the same work at every value of an axis. Each point is a Variant and goes through
 // the same poison -> run -> verify -> time path as a row; the points are built when the sweep
-// runs (after the rows), so they may use what the rows' setup created.
+// runs (after the rows), so they may use what the rows' setup created. The lesson destroys its
+// sweeps (and what `points` holds) right after its setup steps, before its GPU stream.
 struct Sweep {
   std::string name;                    // as --sweep takes it: "launch" (declared with declare_sweep)
   std::string axis;                    // what the values are: "threads per block", "K"
@@ -170,33 +240,6 @@ struct Sweep {
   std::function<std::vector<Variant>(std::int64_t value)> points;  // the variants run at one value
   Target target = Target::gpu;         // what the points need: without it the sweep is listed as skipped
   std::string title;                   // one line above its table
-};
-
-// What a setup step creates, owned by the lesson (Lesson::slot<T>): empty until emplace().
-class SlotBase {
- public:
-  virtual ~SlotBase() = default;
-};
-template <class T>
-class Slot : public SlotBase {
- public:
-  template <class... Args>
-  T& emplace(Args&&... args) {
-    value_.emplace(std::forward<Args>(args)...);
-    return *value_;
-  }
-  void reset() { value_.reset(); }
-  bool has_value() const { return value_.has_value(); }
-  explicit operator bool() const { return value_.has_value(); }
-  T& get() {
-    if (!value_) throw std::logic_error("a lesson slot was used before the setup step that fills it ran");
-    return *value_;
-  }
-  T& operator*() { return get(); }
-  T* operator->() { return &get(); }
-
- private:
-  std::optional<T> value_;
 };
 
 class Lesson {
@@ -239,9 +282,6 @@ class Lesson {
   // Fails early (ResourceError, exit 3) if the GPU part would not fit; does nothing without a GPU.
   void require_device_memory(std::size_t bytes, const std::string& what) const;
 
-  // Runs once, before the first GPU variant or ceiling, and only when a GPU is usable:
-  // allocate device buffers, copy inputs in.
-  void on_gpu(std::function<void()> setup);
   // A ceiling measured before the first variant of its target runs (GPU ones only with a GPU).
   void add_ceiling(Target target, std::function<Ceiling()> measure);
   // The usual ones: a device-to-device copy moving `bytes` (also "d2d_copy_warm_l2" when the
@@ -276,17 +316,15 @@ class Lesson {
     return chosen;
   }
 
-  // A setup step shared by several variants (Variant::setup_step): it runs once, before the
-  // first of them, untimed by their timers; its time is reported once ("setup" in the table).
-  SetupStep add_setup(std::string name, std::function<void()> setup);
-  // A place for what a setup step creates (a plan, a handle, pinned arrays): empty until the
-  // step emplaces it; destroyed by the lesson, newest first, before its GPU stream.
-  template <class T>
-  Slot<T>& slot() {
-    auto owned = std::make_unique<Slot<T>>();
-    Slot<T>& slot = *owned;
-    slots_.push_back(std::move(owned));
-    return slot;
+  // A setup step (see the top of this file): variants name it in Variant::setup; it runs
+  // make() once, before the first of them, and owns what make() returns.
+  template <class Make>
+  Setup<std::invoke_result_t<Make&>>& add_setup(std::string name, Make make) {
+    using T = std::invoke_result_t<Make&>;
+    auto owned = std::make_unique<detail::SetupOf<T, Make>>(std::move(name), std::move(make));
+    Setup<T>& step = *owned;
+    steps_.push_back(std::move(owned));
+    return step;
   }
 
   // Its values and points; runs after the rows, and only if --sweep named it.
@@ -304,11 +342,12 @@ class Lesson {
  private:
   struct State;
   std::unique_ptr<State> state_;
-  std::vector<std::unique_ptr<SlotBase>> slots_;  // destroyed first, newest first (~Lesson)
+  std::vector<std::unique_ptr<SetupStep>> steps_;  // destroyed first, newest first (~Lesson)
   bool sweep_requested(const std::string& name) const;  // --sweep NAME was given
   void ensure_gpu_ready();
   void ensure_ceilings(Target target);
   Variant apply_traits(Variant variant, const KernelTraits& traits) const;
+  void check_variant(const Variant& variant);
   void run_setup(const Variant& variant, Row& row);
   Row measure(const Variant& variant);
   void run_sweep(const Sweep& sweep);
