@@ -140,6 +140,14 @@ void launch_hist_one_launch(const HistogramArgs& args, cudaStream_t stream) {
   // no counts the one block still zeroes the histogram.
   const std::size_t needed = (args.n / kRun + kThreads) / kThreads;
   const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>(needed, 1, static_cast<std::size_t>(current_sm_count())));
+  // 48 KB of bins plus the block's ticket pass the 48 KB a launch may ask for without opting in:
+  // ask once for the whole of the bins (the attribute stays with the kernel).
+  static const bool opted_in = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(hist_one_launch, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(kSharedBins * sizeof(std::uint32_t))));
+    return true;
+  }();
+  (void)opted_in;
   hist_one_launch<<<blocks, kThreads, in_shared * sizeof(std::uint32_t), stream>>>(
       args.counts, args.n, args.bins, static_cast<std::uint32_t>(args.num_bins), in_shared, aligned, launches);
   CUDA_CHECK_LAUNCH("hist_one_launch");

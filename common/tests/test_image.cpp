@@ -122,10 +122,11 @@ TEST_F(ImageFiles, AMissingFolderFailsAndWritesNothing) {
 }
 
 TEST_F(ImageFiles, AFailedRenameLeavesNoTemporaryFileAndKeepsWhatWasThere) {
-  // The destination is a non-empty folder: everything is written, then the rename fails.
+  // The destination is a non-empty folder: everything is written to the temporary file, then the
+  // commit refuses to rename it over anything but a regular file (common/src/files.cpp).
   fs::create_directories(folder_ / "taken.pgm" / "inside");
   expect_error_names(path("taken.pgm"), [&] { course::write_image(path("taken.pgm"), pattern(4, 4, 1)); },
-                     "rename");
+                     "a folder is there");
   EXPECT_EQ(files_in_folder(), 1u) << "only the folder that was already there";
   EXPECT_TRUE(fs::is_directory(folder_ / "taken.pgm" / "inside"));
 }

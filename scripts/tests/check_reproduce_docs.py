@@ -193,7 +193,7 @@ def case_skip_and_deadline(work):
     check("== course/03_streams: skipped (the deadline of 1 s has passed)" in text
           and "course/03_streams (deadline)" in text, "the deadline: later steps skipped and listed")
     check(re.search(r"== course_summary: course_summary .*\n   ok", text) is not None,
-          "the course summary is made whatever the time")
+          "the course summary is made whatever the time", text + err)
     rows = {row[0]: row for row in timings(os.path.join(work, "late"))}
     check(rows.get("course/03_streams", [""] * 4)[1:3] == ["-", "deadline"], "timings.tsv: a step skipped for the deadline")
 
