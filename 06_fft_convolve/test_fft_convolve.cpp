@@ -918,45 +918,50 @@ TEST(OverlapSave, TheFusedStepsCallbacksCompileToLtoIr) {
 // a single row, and a million pixels; random (not separable) filters from 1 x 1 to 63 x 63, and
 // the measured choice. run_on_gpu poisons the output before each of two runs and requires them
 // bit for bit equal.
-TEST(GpuOverlapSave, EveryTilingMatchesTheReferenceAtAwkwardSizes) {
+// One test per filter size, so that ctest runs them side by side.
+class GpuOverlapSaveAtFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuOverlapSaveAtFilterSize, EveryTilingMatchesTheReferenceAtAwkwardSizes) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const std::uint64_t seed = course::fresh_seed();
   const Size sizes[] = {{1, 1}, {31, 33}, {33, 31}, {1, 300}, {97, 5}, {1023, 1025}};
-  for (const int k : {1, 3, 5, 7, 15, 31, 63}) {
-    const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
-    for (const Size& s : sizes) {
-      if (s.height * s.width > 100000 && k != 5 && k != 31 && k != 63) continue;  // the reference's time
-      const Image image = random_image(s, seed);
-      const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
-      std::vector<fft_convolve::PaddedShape> tiles = fft_convolve::overlap_save_tiles(s.height, s.width, k);
-      if (s.height * s.width < 5000) {
-        tiles.push_back({std::max(k, 2), std::max(k, 2)});  // L = 1 (K > 1): every output its own tile
-        tiles.push_back({k + 1, 2 * k + 3});  // L = 2 by K + 4, not powers of two
-      }
-      for (const bool fused : {false, true}) {
-        const auto make = fused ? fft_convolve::make_overlap_save_fused : fft_convolve::make_overlap_save;
-        for (const fft_convolve::PaddedShape& tile : tiles) {
-          SCOPED_TRACE(std::string(fused ? "overlap_save_fused " : "overlap_save ") + f.name + " " + text(s) + " tile " +
-                       tile.text() + " seed " + std::to_string(seed));
-          const GpuResult result =
-              run_on_gpu([tile, make](const fft_convolve::GpuProblem& p) { return make(p, tile); }, image, f);
-          ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
-          const course::VerifyResult whole = check(result.output, image, f, reference);
-          EXPECT_TRUE(whole.passed) << whole.summary();
-          const course::VerifyResult border = fft_convolve::verify_border(
-              result.output, reference, s.height, s.width, f,
-              fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-          EXPECT_TRUE(border.passed) << border.summary();
-        }
-        const char* name = fused ? "overlap_save_fused" : "overlap_save";
-        SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " measured tile, seed " + std::to_string(seed));
-        const GpuResult measured = run_on_gpu(fft_convolve::kernel(name).launch, image, f, true);
-        const course::VerifyResult whole = check(measured.output, image, f, reference);
+  const int k = GetParam();
+  const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
+  for (const Size& s : sizes) {
+    if (s.height * s.width > 100000 && k != 5 && k != 31 && k != 63) continue;  // the reference's time
+    const Image image = random_image(s, seed);
+    const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+    std::vector<fft_convolve::PaddedShape> tiles = fft_convolve::overlap_save_tiles(s.height, s.width, k);
+    if (s.height * s.width < 5000) {
+      tiles.push_back({std::max(k, 2), std::max(k, 2)});  // L = 1 (K > 1): every output its own tile
+      tiles.push_back({k + 1, 2 * k + 3});  // L = 2 by K + 4, not powers of two
+    }
+    for (const bool fused : {false, true}) {
+      const auto make = fused ? fft_convolve::make_overlap_save_fused : fft_convolve::make_overlap_save;
+      for (const fft_convolve::PaddedShape& tile : tiles) {
+        SCOPED_TRACE(std::string(fused ? "overlap_save_fused " : "overlap_save ") + f.name + " " + text(s) + " tile " +
+                     tile.text() + " seed " + std::to_string(seed));
+        const GpuResult result =
+            run_on_gpu([tile, make](const fft_convolve::GpuProblem& p) { return make(p, tile); }, image, f);
+        ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+        const course::VerifyResult whole = check(result.output, image, f, reference);
         EXPECT_TRUE(whole.passed) << whole.summary();
+        const course::VerifyResult border = fft_convolve::verify_border(
+            result.output, reference, s.height, s.width, f,
+            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
+        EXPECT_TRUE(border.passed) << border.summary();
       }
+      const char* name = fused ? "overlap_save_fused" : "overlap_save";
+      SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " measured tile, seed " + std::to_string(seed));
+      const GpuResult measured = run_on_gpu(fft_convolve::kernel(name).launch, image, f, true);
+      const course::VerifyResult whole = check(measured.output, image, f, reference);
+      EXPECT_TRUE(whole.passed) << whole.summary();
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuOverlapSaveAtFilterSize, ::testing::Values(1, 3, 5, 7, 15, 31, 63),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
 // A NaN in the image reaches the outputs of the tiles whose input holds it and no others: with
 // a 32 x 32 tile of a 5 x 5 filter (28 x 28 outputs each), a NaN at (40, 150) poisons outputs
