@@ -163,6 +163,10 @@ std::vector<double> wrap_onto_image(std::span<const double> full, int height, in
 // The direct convolution in float: rows in parallel (OpenMP, `threads` threads), columns in SIMD
 // lanes, on a zero-padded copy of the image so the inner loop has no branch.
 void convolve_direct(const Image& image, const Filter& filter, std::span<float> output, int threads);
+// A separable filter (Filter::separable: a column times a row) in two 1-D passes, 2K multiply-adds
+// a pixel instead of K^2: the rows into a scratch image that keeps r zero rows above and below,
+// then the columns; rows in parallel, columns in SIMD lanes, as convolve_direct.
+void convolve_separable(const Image& image, const Filter& filter, std::span<float> output, int threads);
 
 // FFTW (single precision, r2c / c2r) on the padded shape: plans made once (FFTW_MEASURE by
 // default: the planner times candidate algorithms, overwriting its arrays, so it plans before the

@@ -93,6 +93,42 @@ void convolve_direct(const Image& image, const Filter& filter, std::span<float> 
   }
 }
 
+void convolve_separable(const Image& image, const Filter& filter, std::span<float> output, int threads) {
+  assert(filter.separable() && output.size() == image.size());
+  const int r = filter.radius(), k = filter.size;
+  const std::size_t w = static_cast<std::size_t>(image.width);
+  const std::size_t framed_width = w + 2 * static_cast<std::size_t>(r);
+  const std::vector<float> framed = framed_image<float>(image, r);
+  const std::vector<float> row_taps(filter.row.rbegin(), filter.row.rend());  // flipped: correlation
+  const std::vector<float> column_taps(filter.column.rbegin(), filter.column.rend());
+  // The row pass over every framed row: the r rows of zeros above and below the image give zeros,
+  // so the column pass below reads past the image's edge without a branch.
+  const int framed_height = image.height + 2 * r;
+  std::vector<float> rows(static_cast<std::size_t>(framed_height) * w);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int row = 0; row < framed_height; ++row) {
+    float* out = rows.data() + static_cast<std::size_t>(row) * w;
+    const float* in = framed.data() + static_cast<std::size_t>(row) * framed_width;
+    std::fill(out, out + w, 0.0f);
+    for (int j = 0; j < k; ++j) {
+      const float tap = row_taps[static_cast<std::size_t>(j)];
+#pragma omp simd
+      for (std::size_t col = 0; col < w; ++col) out[col] += tap * in[col + static_cast<std::size_t>(j)];
+    }
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int row = 0; row < image.height; ++row) {
+    float* out = output.data() + image.index(row, 0);
+    std::fill(out, out + w, 0.0f);
+    for (int i = 0; i < k; ++i) {
+      const float tap = column_taps[static_cast<std::size_t>(i)];
+      const float* in = rows.data() + static_cast<std::size_t>(row + i) * w;
+#pragma omp simd
+      for (std::size_t col = 0; col < w; ++col) out[col] += tap * in[col];
+    }
+  }
+}
+
 std::vector<double> convolve_full_reference(const Image& image, const Filter& filter) {
   const int k = filter.size;
   const int fh = image.height + k - 1, fw = image.width + k - 1;

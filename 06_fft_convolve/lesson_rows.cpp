@@ -178,6 +178,16 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
               .checks = host_checks(results.direct, problem), .repeat = slow_cpu(multiply_adds)});
   lesson.add({.name = "CPU direct, OpenMP + SIMD, " + all, .unit = pixel_rate(), .work = pixels, .run = direct(threads),
               .checks = host_checks(results.direct, problem), .repeat = slow_cpu(multiply_adds / threads)});
+  // The same filter in two 1-D passes where it is separable: 2K multiply-adds a pixel, not K^2
+  // (exercise 2 of the page writes its column pass; these rows answer its timing question).
+  const std::string not_separable = problem.filter.separable() ? "" : "the filter is not separable (not a column times a row)";
+  auto separable = [&](int n) {
+    return [&problem, &results, n](cudaStream_t) { convolve_separable(problem.image, problem.filter, results.separable, n); };
+  };
+  lesson.add({.name = "CPU separable, 1 thread", .unit = pixel_rate(), .work = pixels, .run = separable(1),
+              .checks = host_checks(results.separable, problem), .skip = not_separable});
+  lesson.add({.name = "CPU separable, OpenMP + SIMD, " + all, .unit = pixel_rate(), .work = pixels,
+              .run = separable(threads), .checks = host_checks(results.separable, problem), .skip = not_separable});
   // FFTW: plans in the untimed setup (FFTW_MEASURE times algorithms: seconds for large sizes).
   // One thread (the single-core baseline), then all (the multi-core one; also with --threads 1).
   for (const bool serial : {true, false}) {

@@ -46,12 +46,13 @@ FftwPlanner planner_from_name(const std::string& name);
 
 // Host buffers the rows write into, one per kind of method.
 struct HostResults {
-  std::vector<float> direct, fftw, naive, gpu;
-  explicit HostResults(std::size_t pixels) : direct(pixels), fftw(pixels), naive(pixels), gpu(pixels) {}
+  std::vector<float> direct, separable, fftw, naive, gpu;
+  explicit HostResults(std::size_t pixels) : direct(pixels), separable(pixels), fftw(pixels), naive(pixels), gpu(pixels) {}
 };
 
-// The CPU rows: direct (1 thread, all threads), FFTW (1 thread: cpu_serial, all: cpu_parallel),
-// and the classic's naive FFT (a teaching row expected to fail).
+// The CPU rows: direct (1 thread, all threads), separable in two passes (1 thread, all threads;
+// separable filters only), FFTW (1 thread: cpu_serial, all: cpu_parallel), and the classic's
+// naive FFT (a teaching row expected to fail).
 void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& results, FftwPlanner planner);
 
 // The GPU side: device buffers, ceilings (device copy; one cuFFT pair at the measured FFT size),
