@@ -137,33 +137,35 @@ def plot_crossover(plt, report, out_dir, course, name_by_size=False):
     sides = {side: pts for side, pts in sides.items() if pts}
     if not sides:
         return None
-    figure, axes = plt.subplots(1, len(sides), figsize=(6.2 * len(sides), 4.4), squeeze=False)
+    figure, axes = plt.subplots(1, len(sides), figsize=(7.0 * len(sides), 5.0), squeeze=False, layout="constrained")
     for ax, (side, pts) in zip(axes[0], sides.items()):
         variants = sorted({p["variant"] for p in pts})
-        for variant in variants:
+        # One colour per row (a panel may hold a dozen rows: tab20 has 20 distinct colours); FFT
+        # rows solid with circles, direct ones dashed with squares.
+        colours = plt.get_cmap("tab20").colors[0::2] + plt.get_cmap("tab20").colors[1::2]  # dark ones first
+        for index, variant in enumerate(variants):
             mine = sorted((p for p in pts if p["variant"] == variant), key=lambda p: p["value"])
             style = "-o" if is_fft(variant) else "--s"
-            ax.plot([p["value"] for p in mine], [p["time"]["median"] for p in mine], style, markersize=4, label=variant)
+            ax.plot([p["value"] for p in mine], [p["time"]["median"] for p in mine], style, markersize=4, label=variant,
+                    color=colours[index % len(colours)])
+        ax.set_yscale("log")
         fft = [v for v in variants if ("FFTW" in v or "fft_r2c" in v or "fft_fused" in v or "overlap_save" in v)]
         direct = [v for v in variants if "direct" in v or "separable" in v]
         for name in fft:
             k = crossover(pts, name, [d for d in direct if "separable" not in d])
             if k is not None:
-                which = name.split()[-1] if "overlap_save" in name else "FFT"  # overlap_save, overlap_save_fused
-                ax.axvline(k, color="grey", linestyle=":", linewidth=1)
-                ax.text(k, ax.get_ylim()[0], f" {which} faster from K = {k}", fontsize=8, va="bottom", ha="right",
-                        rotation=90)
-        ax.set_yscale("log")
+                which = name.removeprefix("GPU ").removeprefix("CPU ")  # fft_fused, overlap_save, FFTW, ...
+                # Named in the legend: several FFT rows may cross at the same K.
+                ax.axvline(k, color="grey", linestyle=":", linewidth=1, label=f"{which} faster from K = {k}")
         ax.set_xlabel("filter size K (K x K)")
         ax.set_ylabel("median time (ms, log scale)")
         ax.set_title(side, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6, ncol=2 if len(variants) > 6 else 1, loc="upper left")
     size = report["size"]
     dims = size.get("dims", {})
     shown = f"{dims['width']} x {dims['height']}" if "width" in dims and "height" in dims else f"{size['value']:,}"
     figure.suptitle(f"{LESSON}: direct against FFT convolution, image {shown}\n{course.provenance(report)}", fontsize=10)
-    figure.tight_layout()
     tag = f"_{dims['width']}x{dims['height']}" if name_by_size and "width" in dims and "height" in dims else ""
     path = out_dir / f"{LESSON}_crossover{tag}.png"
     figure.savefig(path, dpi=110)
