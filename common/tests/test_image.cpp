@@ -121,7 +121,7 @@ TEST_F(ImageFiles, AMissingFolderFailsAndWritesNothing) {
   EXPECT_EQ(files_in_folder(), 0u);
 }
 
-TEST_F(ImageFiles, AFailedRenameLeavesNoTemporaryFileAndKeepsWhatWasThere) {
+TEST_F(ImageFiles, AFolderAtThePathIsRefusedWithNoTemporaryFileLeft) {
   // The destination is a non-empty folder: everything is written to the temporary file, then the
   // commit refuses to rename it over anything but a regular file (common/src/files.cpp).
   fs::create_directories(folder_ / "taken.pgm" / "inside");
