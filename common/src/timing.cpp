@@ -1,4 +1,4 @@
-// Repetition, statistics and the L2 flush.
+// Repetition and statistics; the GPU timer (the L2 flush is in l2_flush.cu).
 #include "course/timing.hpp"
 
 #include <algorithm>
@@ -34,22 +34,6 @@ TimingStats time_host(const RepeatOptions& options, const std::function<void()>&
     samples.push_back(timer.elapsed_ms());
   }
   return TimingStats::from_samples(std::move(samples));
-}
-
-namespace {
-std::size_t current_l2_bytes() {
-  int device = 0, l2 = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  return static_cast<std::size_t>(l2);
-}
-}  // namespace
-
-L2Flusher::L2Flusher() : scratch_(2 * current_l2_bytes(), "L2 flush scratch") {}
-
-void L2Flusher::flush(cudaStream_t stream) const {
-  if (scratch_.bytes() == 0) return;
-  CUDA_CHECK(cudaMemsetAsync(scratch_.data(), 0, scratch_.bytes(), stream));
 }
 
 TimingStats time_device(const RepeatOptions& options, cudaStream_t stream, const std::function<void()>& enqueue,

@@ -4,7 +4,8 @@
 // one sample is noise, and GPU work is asynchronous, so GPU time is measured with events
 // recorded in the stream, not with a host clock around a launch that returns at once.
 // A vector that fits in L2 (50 MiB on an H100) is served from the cache when the same kernel
-// runs again; L2Flusher overwrites the cache between repetitions so each one starts from DRAM.
+// runs again; L2Flusher fills the cache with other, clean data between repetitions, so each one
+// starts from DRAM and pays for no one else's writes.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -47,6 +48,7 @@ class HostTimer {
 TimingStats time_host(const RepeatOptions& options, const std::function<void()>& work);
 
 // Evicts the GPU's L2 by writing a scratch buffer twice its size.
+// Reads a scratch buffer twice the L2's size (common/src/l2_flush.cu says why reads, not writes).
 class L2Flusher {
  public:
   L2Flusher();  // sized from the current device's L2
@@ -55,6 +57,8 @@ class L2Flusher {
 
  private:
   DeviceBuffer<unsigned char> scratch_;
+  DeviceBuffer<unsigned> sink_;  // written only if the impossible happens: keeps the reads alive
+  unsigned blocks_ = 0;
 };
 
 // Times `enqueue` (which issues GPU work into `stream` and checks its launches) with events.
