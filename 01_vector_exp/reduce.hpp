@@ -86,6 +86,11 @@ double softmax_tolerance(double depth, float x_min, float x_max);
 // Scratch the reductions share: one partial per block (two for softmax: max and sum), and the
 // counter the last-block-done steps count finished blocks with (zero between launches).
 inline constexpr long long kMaxPartials = 8192;  // grids of the reduction kernels are capped here
+// --op sum and --op max run blocks of 512 threads unless --block says otherwise (exp and softmax:
+// 256). Same threads per SM, half as many blocks: on the H100 (docs/data/h100-2026-11-27/
+// reduce-sweep) one wave of 512-thread blocks beat 256-thread ones by about 1% at 2^26 and 2^28,
+// the only setting that put reduce_vectorized level with cub::DeviceReduce::Sum at both sizes.
+inline constexpr int kReductionBlock = 512;
 struct ReduceWorkspace {
   float* partials = nullptr;  // 2 * kMaxPartials floats
   unsigned* counter = nullptr;  // one, zero before the first launch; the kernels leave it zero

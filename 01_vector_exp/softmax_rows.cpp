@@ -298,6 +298,7 @@ int run_reduction_part(course::Lesson& lesson, const std::string& op, const std:
   course::require_host_memory(device_bytes, softmax ? "x and y on the host" : "x on the host");
   PartData d;
   d.launch = launch;
+  if (!softmax && lesson.cli().count("--block") == 0) d.launch.block_size = kReductionBlock;
   d.x.resize(n);
   if (softmax) d.y.resize(n);
   course::fill_normal(d.x, lesson.options().seed);  // the same x as --op exp
