@@ -354,24 +354,26 @@ std::string kernel_case_name(const testing::TestParamInfo<const HistogramKernel*
 }
 INSTANTIATE_TEST_SUITE_P(Registry, GpuHistogramKernel, testing::ValuesIn(histogram_kernels()), kernel_case_name);
 
-// Step 7 (hist_one_launch) keeps state between launches: the blocks' ticket counter, which must
-// be back at 0 after each launch, and the flag holding the number of the launch whose histogram
-// is zeroed. Launches of 1 block, a few and the full grid, one after another, each from a
-// poisoned histogram: a counter left off 0 would leave the histogram unzeroed (or hang), a stale
-// flag would let a merge start before the zeroing.
+// Step 7 (hist_one_launch) and step 8's hist_chunks_one_launch keep state between launches: the
+// blocks' ticket counter, which must be back at 0 after each launch, and the flag holding the
+// number of the launch whose histogram is zeroed. Launches of 1 block, a few and the full grid,
+// one after another, each from a poisoned histogram: a counter left off 0 would leave the
+// histogram unzeroed (or hang), a stale flag would let a merge start before the zeroing.
 TEST(GpuHistogramOneLaunch, BackToBackLaunchesOfEveryGridSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  const HistogramKernel* kernel = nullptr;
-  for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
-    if (std::string(k.name) == "hist_one_launch") kernel = &k;
-  }
-  ASSERT_NE(kernel, nullptr);
-  for (int round = 0; round < 8; ++round) {
-    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{40000}, (std::size_t{1} << 22) + 5}) {
-      const int iters = round % 2 == 0 ? 1000 : 20000;  // all bins in shared memory, or not
-      const auto counts = skewed_counts(n, iters, static_cast<unsigned>(n + round));
-      ASSERT_EQ(gpu_histogram(*kernel, counts, iters + 1), naive_histogram(counts, iters + 1))
-          << n << " counts, " << iters << " iterations, round " << round;
+  for (const std::string name : {"hist_one_launch", "hist_chunks_one_launch"}) {
+    const HistogramKernel* kernel = nullptr;
+    for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
+      if (k.name == name) kernel = &k;
+    }
+    ASSERT_NE(kernel, nullptr) << name;
+    for (int round = 0; round < 8; ++round) {
+      for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{40000}, (std::size_t{1} << 22) + 5}) {
+        const int iters = round % 2 == 0 ? 1000 : 20000;  // all bins in shared memory, or not
+        const auto counts = skewed_counts(n, iters, static_cast<unsigned>(n + round));
+        ASSERT_EQ(gpu_histogram(*kernel, counts, iters + 1), naive_histogram(counts, iters + 1))
+            << name << ": " << n << " counts, " << iters << " iterations, round " << round;
+      }
     }
   }
 }
