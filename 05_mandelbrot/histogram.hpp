@@ -10,6 +10,7 @@
 //   kernels/08_hist_private_streamed.cu step 5: step 2 with 4 loads in flight, one block per SM
 //   kernels/12_hist_runs.cu            step 6: 16 neighbouring counts per thread, one atomic per run
 //   kernels/13_hist_one_launch.cu      step 7: step 6 zeroing the histogram itself (one launch)
+//   kernels/14_hist_chunks.cu          step 8: one wave of blocks, a contiguous chunk each (4 variants)
 //   kernels/09_hist_cub.cu             the library row: cub::DeviceHistogram::HistogramEven
 //   kernels/10_cdf_block_scan.cu       the CDF by one block's scan
 //   kernels/11_cdf_cub.cu              the library row: cub::DeviceScan::InclusiveSum
@@ -86,6 +87,7 @@ struct HistogramKernel {
   bool library;   // the library row
   HistogramFn launch;
   TempBytesFn temp_bytes;  // nullptr: needs none
+  bool on_request;         // a "make it fast" exercise's (exercises/registry.inc): a row only when --kernel names it
 };
 
 // The shared-memory histograms hold at most this many bins (48 KB of uint32, the most a block may
@@ -96,12 +98,21 @@ inline constexpr int kSharedBins = 12288;
   void launch_##name(const HistogramArgs& args, cudaStream_t stream);
 #include "kernels/histogram_registry.inc"
 #undef COURSE_HISTOGRAM
+// The exercise's lines are written as the other lessons' exercises/registry.inc (COURSE_KERNEL,
+// .on_request = true): each is a histogram method run only by name.
+#define COURSE_KERNEL(name, summary, ...) void launch_##name(const HistogramArgs& args, cudaStream_t stream);
+#include "exercises/registry.inc"
+#undef COURSE_KERNEL
 std::size_t hist_cub_temp_bytes(std::size_t n, int num_bins);
 
+// The steps, then the exercise's methods (on_request).
 inline constexpr HistogramKernel kHistogramKernels[] = {
-#define COURSE_HISTOGRAM(name, summary, best, library, temp) {#name, summary, best, library, &launch_##name, temp},
+#define COURSE_HISTOGRAM(name, summary, best, library, temp) {#name, summary, best, library, &launch_##name, temp, false},
 #include "kernels/histogram_registry.inc"
 #undef COURSE_HISTOGRAM
+#define COURSE_KERNEL(name, summary, ...) {#name, summary, false, false, &launch_##name, nullptr, true},
+#include "exercises/registry.inc"
+#undef COURSE_KERNEL
 };
 
 // ---- GPU: the CDF (kernels/10_cdf_block_scan.cu, kernels/11_cdf_cub.cu) ------------------------

@@ -21,7 +21,8 @@ using course::Target;
 
 course::ThroughputUnit bytes_unit() { return course::units::bandwidth(); }
 
-void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::SetupStep& inputs, const std::string& group) {
+void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::SetupStep& inputs, const std::string& group,
+                         const std::vector<std::string>& exercises) {
   const double bytes_read = 4.0 * static_cast<double>(h.input.size());
   const course::IntegerTolerance exact = course::IntegerTolerance::exact();
   auto cpu_row = [&](const std::string& what, Role role, histogram::CpuHistogram method) {
@@ -35,6 +36,7 @@ void add_histogram_group(course::Lesson& lesson, HistogramData& h, course::Setup
           Role::cpu_parallel, histogram::CpuHistogram::openmp);
 
   for (const histogram::HistogramKernel& kernel : histogram::kHistogramKernels) {
+    if (kernel.on_request && std::find(exercises.begin(), exercises.end(), kernel.name) == exercises.end()) continue;
     course::Variant v{.name = "GPU " + std::string(kernel.name), .target = Target::gpu,
                       .role = kernel.best ? Role::gpu_kernel : kernel.library ? Role::gpu_library : Role::detail,
                       .group = group, .unit = bytes_unit(), .work = bytes_read, .ceiling = "d2d_copy"};
@@ -96,7 +98,8 @@ void add_cdf_group(course::Lesson& lesson, HistogramData& h, course::SetupStep& 
 
 }  // namespace
 
-void add_histogram_rows(course::Lesson& lesson, const LessonData& data, HistogramData& h) {
+void add_histogram_rows(course::Lesson& lesson, const LessonData& data, HistogramData& h,
+                        const std::vector<std::string>& exercises) {
   const PrecisionRun& run = data.runs.back();
   h.num_bins = data.problem.iters + 1;
   h.input = run.reference;
@@ -115,7 +118,7 @@ void add_histogram_rows(course::Lesson& lesson, const LessonData& data, Histogra
     h.d_bins_in.copy_from_host(h.reference_bins);
     h.d_cdf = course::DeviceBuffer<std::uint32_t>(h.reference_bins.size(), "CDF");
   });
-  add_histogram_group(lesson, h, inputs, "histogram");
+  add_histogram_group(lesson, h, inputs, "histogram", exercises);
   add_cdf_group(lesson, h, inputs, "CDF");
   std::printf("Histogram of the %s counts: %s bins, %s counts (%s)\n", run.group().c_str(),
               course::format_count(static_cast<std::uint64_t>(h.num_bins)).c_str(),

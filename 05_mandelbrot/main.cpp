@@ -10,6 +10,7 @@
 //   05_mandelbrot --kernel mandel_fast --sweep blocks   the headline kernel, then at many block shapes
 //   05_mandelbrot --histogram                         also the counts' histogram and CDF (deep dive)
 //   05_mandelbrot --image deep.png --colour equalised  colours spread by the counts' histogram
+//   05_mandelbrot --kernel exercise_privatise ...    the histogram exercise's method (adds --histogram)
 //
 // The harness (course/harness.hpp) verifies, times and reports every row, in two groups, FP32 and
 // FP64: the CPU rows (one thread, OpenMP, OpenMP + SIMD; exact), one GPU row per kernel of
@@ -121,9 +122,31 @@ int run(int argc, char** argv) {
   mandelbrot::Options o;
   std::vector<std::string> selected;
   mandelbrot::add_options(lesson.cli(), o);
-  lesson.add_kernel_option(selected, mandelbrot::kernels());
+  // --kernel: the registry's kernels, and the histogram exercise's methods (exercises/registry.inc),
+  // which run only by name and turn --histogram on.
+  std::vector<std::string> kernel_names = course::kernel_names(mandelbrot::kernels());
+  std::string exercise_help = "Histogram exercise methods (--kernel NAME; they add a row to --histogram's):\n";
+  for (const auto& kernel : mandelbrot::histogram::kHistogramKernels) {
+    if (!kernel.on_request) continue;
+    kernel_names.emplace_back(kernel.name);
+    exercise_help += "  " + std::string(kernel.name) + "  " + kernel.summary + " (an exercise: runs only when --kernel names it)\n";
+  }
+  lesson.add_kernel_option(selected, kernel_names);
+  lesson.append_help(course::kernel_help(mandelbrot::kernels()));
+  lesson.append_help(exercise_help);
   lesson.declare_sweep("blocks", "the headline kernel at 11 block shapes and the classic's fixed grid");
   const course::CommonOptions& options = lesson.parse(argc, argv);
+  std::vector<std::string> histogram_exercises;  // the names --kernel gave that are histogram methods
+  std::erase_if(selected, [&](const std::string& name) {
+    for (const auto& kernel : mandelbrot::histogram::kHistogramKernels) {
+      if (kernel.on_request && name == kernel.name) {
+        histogram_exercises.push_back(name);
+        return true;
+      }
+    }
+    return false;
+  });
+  if (!histogram_exercises.empty()) o.histogram = true;
 
   Data d;
   d.problem = mandelbrot::check_options(o, lesson.cli(), static_cast<int>(options.dim("width")),
@@ -139,7 +162,7 @@ int run(int argc, char** argv) {
   for (PrecisionRun& run : d.runs) add_cpu_rows(lesson, d, run, o.skip_serial);
   add_gpu_rows(lesson, d, selected);
   mandelbrot::HistogramData histogram;  // --histogram: the deep dive's histogram and CDF rows
-  if (o.histogram) mandelbrot::add_histogram_rows(lesson, d, histogram);
+  if (o.histogram) mandelbrot::add_histogram_rows(lesson, d, histogram, histogram_exercises);
   lesson.add_sweep(mandelbrot::block_sweep(d));
 
   lesson.run_variants();

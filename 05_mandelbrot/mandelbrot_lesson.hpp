@@ -133,6 +133,9 @@ struct HistogramData {
 // kernels/histogram_registry.inc, the headline held against the library) and "CDF" (CPU, the
 // block scan, the library's scan), each GPU row held against the device copy counting the bytes
 // it reads (the histogram: 4 per count) or reads and writes (the CDF: 8 per bin).
-void add_histogram_rows(course::Lesson& lesson, const LessonData& data, HistogramData& h);
+// `exercises`: the histogram exercise methods --kernel named (exercises/registry.inc); they get a
+// row after the steps. The steps always do.
+void add_histogram_rows(course::Lesson& lesson, const LessonData& data, HistogramData& h,
+                        const std::vector<std::string>& exercises = {});
 
 }  // namespace mandelbrot

@@ -312,6 +312,38 @@ TEST_P(GpuHistogramKernel, CountsBeyondTheLastBinAreNotCounted) {
   EXPECT_EQ(gpu_histogram(kernel, counts, 100), naive_histogram(counts, 100)) << kernel.name;
 }
 
+// Every number of bins from 1 (--iters 0: every count in bin 0) to 8,001 (--iters 8000), at the
+// sizes that leave a partial chunk, a partial round of loads and a partial quad (step 8's blocks
+// count one contiguous chunk each, in rounds of Threads x Loads 16-byte loads), aligned and not.
+TEST_P(GpuHistogramKernel, EveryBinCountFromOneTo8001) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const HistogramKernel& kernel = *GetParam();
+  for (const int num_bins : {1, 2, 3, 31, 32, 33, 129, 1001, 1024, 1025, 4097, 8001}) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{33}, std::size_t{1023}, (std::size_t{1} << 20) + 3}) {
+      const auto counts = skewed_counts(n, num_bins - 1, static_cast<unsigned>(n * 7 + num_bins));
+      for (const std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+        ASSERT_EQ(gpu_histogram(kernel, counts, num_bins, offset), naive_histogram(counts, num_bins))
+            << kernel.name << ": " << num_bins << " bins, " << n << " counts, " << offset << " past an aligned address";
+      }
+    }
+  }
+}
+
+// A 4096 x 4096 image's worth of counts and more (2^24 + 13): several rounds of loads per block
+// for every step, the last block's chunk ending early, and the real image's skew (a quarter of the
+// counts in the interior's bin, runs of equal neighbours).
+TEST_P(GpuHistogramKernel, ManyRoundsPerBlock) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const HistogramKernel& kernel = *GetParam();
+  const std::size_t n = (std::size_t{1} << 24) + 13;
+  const auto counts = skewed_counts(n, 1000, 11);
+  EXPECT_EQ(gpu_histogram(kernel, counts, 1001), naive_histogram(counts, 1001)) << kernel.name;
+  const std::vector<std::uint32_t> interior(n, 1000u);  // every warp one count: the uniform shortcut everywhere
+  const auto bins = gpu_histogram(kernel, interior, 1001);
+  EXPECT_EQ(bins[1000], static_cast<std::uint32_t>(n)) << kernel.name;
+  EXPECT_EQ(std::accumulate(bins.begin(), bins.end(), std::uint64_t{0}), n) << kernel.name;
+}
+
 std::vector<const HistogramKernel*> histogram_kernels() {
   std::vector<const HistogramKernel*> all;
   for (const HistogramKernel& kernel : mandelbrot::histogram::kHistogramKernels) all.push_back(&kernel);
@@ -322,24 +354,26 @@ std::string kernel_case_name(const testing::TestParamInfo<const HistogramKernel*
 }
 INSTANTIATE_TEST_SUITE_P(Registry, GpuHistogramKernel, testing::ValuesIn(histogram_kernels()), kernel_case_name);
 
-// Step 7 (hist_one_launch) keeps state between launches: the blocks' ticket counter, which must
-// be back at 0 after each launch, and the flag holding the number of the launch whose histogram
-// is zeroed. Launches of 1 block, a few and the full grid, one after another, each from a
-// poisoned histogram: a counter left off 0 would leave the histogram unzeroed (or hang), a stale
-// flag would let a merge start before the zeroing.
+// Step 7 (hist_one_launch) and step 8's hist_chunks_one_launch keep state between launches: the
+// blocks' ticket counter, which must be back at 0 after each launch, and the flag holding the
+// number of the launch whose histogram is zeroed. Launches of 1 block, a few and the full grid,
+// one after another, each from a poisoned histogram: a counter left off 0 would leave the
+// histogram unzeroed (or hang), a stale flag would let a merge start before the zeroing.
 TEST(GpuHistogramOneLaunch, BackToBackLaunchesOfEveryGridSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  const HistogramKernel* kernel = nullptr;
-  for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
-    if (std::string(k.name) == "hist_one_launch") kernel = &k;
-  }
-  ASSERT_NE(kernel, nullptr);
-  for (int round = 0; round < 8; ++round) {
-    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{40000}, (std::size_t{1} << 22) + 5}) {
-      const int iters = round % 2 == 0 ? 1000 : 20000;  // all bins in shared memory, or not
-      const auto counts = skewed_counts(n, iters, static_cast<unsigned>(n + round));
-      ASSERT_EQ(gpu_histogram(*kernel, counts, iters + 1), naive_histogram(counts, iters + 1))
-          << n << " counts, " << iters << " iterations, round " << round;
+  for (const std::string name : {"hist_one_launch", "hist_chunks_one_launch"}) {
+    const HistogramKernel* kernel = nullptr;
+    for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
+      if (k.name == name) kernel = &k;
+    }
+    ASSERT_NE(kernel, nullptr) << name;
+    for (int round = 0; round < 8; ++round) {
+      for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{40000}, (std::size_t{1} << 22) + 5}) {
+        const int iters = round % 2 == 0 ? 1000 : 20000;  // all bins in shared memory, or not
+        const auto counts = skewed_counts(n, iters, static_cast<unsigned>(n + round));
+        ASSERT_EQ(gpu_histogram(*kernel, counts, iters + 1), naive_histogram(counts, iters + 1))
+            << name << ": " << n << " counts, " << iters << " iterations, round " << round;
+      }
     }
   }
 }
@@ -352,6 +386,23 @@ TEST(HistogramRegistry, HasOneHeadlineAndOneLibraryRow) {
   }
   EXPECT_EQ(best, 1);
   EXPECT_EQ(library, 1);
+}
+
+// The exercise "privatise" (make it fast): its starter and solution are on_request methods of the
+// list (exercises/registry.inc), after the steps, neither headline nor library.
+TEST(HistogramRegistry, TheExerciseMethodsRunOnlyByName) {
+  std::vector<std::string> on_request;
+  bool step_after_exercise = false;
+  for (const HistogramKernel& kernel : mandelbrot::histogram::kHistogramKernels) {
+    if (kernel.on_request) {
+      on_request.emplace_back(kernel.name);
+      EXPECT_FALSE(kernel.best || kernel.library) << kernel.name;
+    } else {
+      step_after_exercise = step_after_exercise || !on_request.empty();
+    }
+  }
+  EXPECT_EQ(on_request, (std::vector<std::string>{"exercise_privatise", "exercise_privatise_solution"}));
+  EXPECT_FALSE(step_after_exercise) << "the exercise's methods come after the steps";
 }
 
 // ---- GPU: the CDF -----------------------------------------------------------------------------
