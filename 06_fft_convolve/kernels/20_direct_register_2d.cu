@@ -22,9 +22,10 @@
 //    in one wave (1024 x 1024) that wait is not hidden behind other blocks. Here every pixel of
 //    the tile is an asynchronous copy into shared memory (cp.async, compute capability 8.0 and
 //    newer), all issued before the first is waited for: one trip to DRAM per tile.
-// The tile (256 columns x R * threads-in-y rows of outputs, with its halo) is step 15's. Three shapes are registered, to be timed against each other in the filter-size
-// sweep (rows and threads per block: more rows per thread amortise the pixel loads, more threads
-// per block hide more latency on an image too small to give every SM many blocks).
+// The tile (256 columns x R * threads-in-y rows of outputs, with its halo) is step 15's. Three
+// shapes are registered, to be timed against each other in the filter-size sweep (rows and
+// threads per block: more rows per thread amortise the pixel loads, more threads per block hide
+// more latency on an image too small to give every SM many blocks).
 #include <array>
 #include <cstddef>
 #include <memory>

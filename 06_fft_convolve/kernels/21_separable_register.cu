@@ -2,16 +2,18 @@
 // the multiply-add itself and a pass is nothing but its loads, its FMAs and its stores.
 //
 // Teaches what limits a pass once its memory traffic is minimal: at K = 63 a pass does 63
-// multiply-adds per pixel against 8 bytes of DRAM traffic, so its FMAs alone take about three
-// quarters of the copy's time on an H100; any other instruction per FMA (a tap load, a shared
-// load, an index) pushes the pass past the copy's time. Steps 07 and 16 read each tap with a load
+// multiply-adds per pixel against 8 bytes of DRAM traffic, so on an H100 its FMAs alone, at the
+// FMA ceiling, take most of the time the copy of those bytes takes; any other instruction per FMA
+// (a tap load, a shared load, an index) pushes the pass past the copy's time. Steps 07 and 16 read each tap with a load
 // (the index depends on K at run time), and walk the taps in chunks of 8 plus a rest. Here:
 //  - K is a template argument (one instance per odd K up to 63, picked at launch) and both tap
 //    loops are unrolled completely: every tap index is known when compiling, so the compiler
 //    puts the tap into the FMA instruction as a constant-memory operand. No tap loads at all.
 //  - the row pass (one warp per image row, 8 outputs per thread, __syncwarp only, as step 16):
 //    the thread's 8 + K - 1 pixels come from the warp's shared strip as float4s, once, and each
-//    feeds up to 8 multiply-adds from registers.
+//    feeds up to 8 multiply-adds from registers. The strip is swizzled (in every other 128-byte
+//    line, neighbouring float4s swapped), so that these loads, 32 bytes apart from thread to
+//    thread, no longer meet twice in a bank: step 07's row pass was bound by shared memory.
 //  - the column pass (no shared memory, as step 16): each thread 4 columns x R rows, the K + R - 1
 //    rows it needs read once each as float4 (from L1, which the block's warps share), each row
 //    feeding 4 columns of up to R outputs. Two shapes are registered (R = 8 and 16) to be timed
@@ -45,9 +47,18 @@ constexpr int kRowOutputs = 8;
 constexpr int kRowTileWidth = kThreadsX * kRowOutputs;  // 256
 // The float4s one thread reads from its strip: 8 + K - 1 pixels, rounded up.
 __host__ __device__ constexpr int row_window_float4s(int k) { return (kRowOutputs + k - 1 + 3) / 4; }
-__host__ __device__ constexpr int row_stride(int k) { return kRowTileWidth - kRowOutputs + 4 * row_window_float4s(k); }
+// Whole groups of 8 floats, so that the swizzle below stays inside the strip.
+__host__ __device__ constexpr int row_stride(int k) {
+  return (kRowTileWidth - kRowOutputs + 4 * row_window_float4s(k) + 7) / 8 * 8;
+}
+// Where pixel b of a strip is kept: in every other 128-byte line, neighbouring float4s swapped. A thread
+// reads float4s 32 bytes after its neighbour's; unswizzled, the 8 threads that share a shared-memory
+// cycle would hit each 16-byte bank group twice (two cycles per load), swizzled once.
+__host__ __device__ constexpr int swizzle(int b) { return b ^ ((b >> 3) & 4); }
 constexpr int kRowLoadSteps = (row_stride(kMaxDirectFilterSize) + kThreadsX - 1) / kThreadsX;
-constexpr std::size_t row_shared_bytes(int k) { return static_cast<std::size_t>(kThreadsY) * row_stride(k) * sizeof(float); }
+constexpr std::size_t row_shared_bytes(int k) {
+  return static_cast<std::size_t>(kThreadsY) * row_stride(k) * sizeof(float);
+}
 
 template <int K>
 __global__ void __launch_bounds__(kThreadsX * kThreadsY)
@@ -68,14 +79,14 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY)
 #pragma unroll
   for (int m = 0; m < kRowLoadSteps; ++m) {
     const int b = threadIdx.x + m * kThreadsX;
-    if (b < stride) strip[b] = values[m];
+    if (b < stride) strip[swizzle(b)] = values[m];
   }
   __syncwarp();  // the strip is this warp's alone
   const int first = threadIdx.x * kRowOutputs;
   float v[kWindow];
 #pragma unroll
   for (int e = 0; e < kWindow / 4; ++e) {
-    const float4 four = reinterpret_cast<const float4*>(strip + first)[e];
+    const float4 four = *reinterpret_cast<const float4*>(strip + swizzle(first + 4 * e));
     v[4 * e] = four.x;
     v[4 * e + 1] = four.y;
     v[4 * e + 2] = four.z;
@@ -109,7 +120,8 @@ constexpr int kColumnTileWidth = kThreadsX * kColumnWidth;  // 128
 
 // Four pixels of one scratch row at `col` (0 outside the image): one 16-byte load when the row
 // allows it, else one at a time.
-__device__ __forceinline__ float4 load_four(const float* __restrict__ scratch, int row, int col, int height, int width) {
+__device__ __forceinline__ float4 load_four(const float* __restrict__ scratch, int row, int col, int height,
+                                            int width) {
   if (row < 0 || row >= height) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   const float* p = scratch + static_cast<std::size_t>(row) * width + col;
   if (width % 4 == 0 && col + kColumnWidth <= width) return __ldg(reinterpret_cast<const float4*>(p));
@@ -181,7 +193,8 @@ class SeparableRegister final : public GpuConvolver {
     if (!p_.filter->separable()) return "the filter is not separable (not a column times a row)";
     if (p_.filter->size > kMaxDirectFilterSize) {
       return "the filter is larger than " + std::to_string(kMaxDirectFilterSize) + " x " +
-             std::to_string(kMaxDirectFilterSize) + " (one compiled instance per odd K up to there; step 04 takes any size)";
+             std::to_string(kMaxDirectFilterSize) +
+             " (one compiled instance per odd K up to there; step 04 takes any size)";
     }
     return "";
   }
@@ -203,10 +216,12 @@ class SeparableRegister final : public GpuConvolver {
     const int k = p_.filter->size;
     const dim3 block(kThreadsX, kThreadsY);
     const dim3 row_grid((p_.width + kRowTileWidth - 1) / kRowTileWidth, (p_.height + kThreadsY - 1) / kThreadsY);
-    row_kernel_<<<row_grid, block, row_shared_bytes(k), stream>>>(p_.input->data(), scratch_.data(), p_.height, p_.width);
+    row_kernel_<<<row_grid, block, row_shared_bytes(k), stream>>>(p_.input->data(), scratch_.data(), p_.height,
+                                                                  p_.width);
     CUDA_CHECK_LAUNCH("row_pass_register_kernel");
     const int tile_height = kThreadsY * R;
-    const dim3 column_grid((p_.width + kColumnTileWidth - 1) / kColumnTileWidth, (p_.height + tile_height - 1) / tile_height);
+    const dim3 column_grid((p_.width + kColumnTileWidth - 1) / kColumnTileWidth,
+                           (p_.height + tile_height - 1) / tile_height);
     column_kernel_<<<column_grid, block, 0, stream>>>(scratch_.data(), p_.output->data(), p_.height, p_.width);
     CUDA_CHECK_LAUNCH("column_pass_register_kernel");
   }
