@@ -1,7 +1,7 @@
 // 20 direct_register_2d: step 15 with K compiled and the pixels in a sliding register window,
 // so that nothing but multiply-adds fills the issue slots at any K.
 //
-// Teaches what kept step 15 near half the FP32 FMA ceiling, and three changes that take it out:
+// Teaches what kept step 15 near half the FP32 FMA ceiling, and four changes that take it out:
 //  - step 15 walks a filter row in chunks of 8 taps plus a rest of K mod 8: at K = 19 or 27 the
 //    rest is 3 taps that still load 12 pixels, and every chunk reloads the pixels the previous
 //    one had (16 loaded for 8 new). Here K is a template argument (one instance per odd K up to
