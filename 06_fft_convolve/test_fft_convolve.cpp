@@ -793,7 +793,9 @@ TEST_P(GpuBlockedAtFilterSize, MatchTheReferenceAtAwkwardImages) {
       const Image image = random_image(s, seed);
       const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
       for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused", "direct_small", "direct_blocked_2d",
-                               "separable_streamed"}) {
+                               "separable_streamed", "direct_register_2d", "direct_register_2d_r2",
+                               "direct_register_2d_tall", "direct_register_2d_split", "separable_register",
+                               "separable_register_r16"}) {
         SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
         const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
         const bool small_only = std::string(name) == "direct_small";
@@ -822,7 +824,9 @@ INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuBlockedAtFilterSize, ::testing::Val
 // value elsewhere): the blocked kernels read only the pixels they need into their sums.
 TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed"}) {
+  for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed",
+                           "direct_register_2d", "direct_register_2d_r2", "direct_register_2d_tall",
+                           "direct_register_2d_split", "separable_register", "separable_register_r16"}) {
     for (const int k : {5, std::string(name) == "direct_small" ? 7 : 31}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
@@ -852,7 +856,8 @@ TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   course::DeviceBuffer<float> d_input(image.size(), "sweep image"), d_output(image.size(), "sweep result");
   d_input.copy_from_host(image.pixels);
   CUDA_CHECK(cudaDeviceSynchronize());
-  for (const char* name : {"direct_blocked", "direct_blocked_2d"}) {
+  for (const char* name : {"direct_blocked", "direct_blocked_2d", "direct_register_2d", "direct_register_2d_r2",
+                           "direct_register_2d_tall", "direct_register_2d_split"}) {
     double previous = 0;
     for (int k = 7; k <= fft_convolve::kMaxDirectFilterSize; k += 2) {
       const Filter f = fft_convolve::gaussian_filter(k);
@@ -870,6 +875,65 @@ TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
     }
   }
 }
+
+// ---- GPU: steps 20 and 21, one compiled instance per odd K: every one of them ---------------------
+
+// A separable K x K filter with random factors in [-1, 1] (a column times a row): unlike the
+// Gaussian, neither factor is symmetric, so a pass that forgot to flip its taps fails.
+Filter random_separable_filter(int size, std::uint64_t seed) {
+  Filter f;
+  f.name = "random separable " + std::to_string(size) + " x " + std::to_string(size);
+  f.size = size;
+  f.column.resize(static_cast<std::size_t>(size));
+  f.row.resize(static_cast<std::size_t>(size));
+  course::fill_uniform(f.column, seed, -1.0f, 1.0f);
+  course::fill_uniform(f.row, seed + 1, -1.0f, 1.0f);
+  f.taps.resize(static_cast<std::size_t>(size) * static_cast<std::size_t>(size));
+  for (int i = 0; i < size; ++i) {
+    for (int j = 0; j < size; ++j) {
+      f.taps[static_cast<std::size_t>(i * size + j)] = f.column[static_cast<std::size_t>(i)] * f.row[static_cast<std::size_t>(j)];
+    }
+  }
+  return f;
+}
+
+// Steps 20 and 21 pick a kernel compiled for the filter's K (K = 1, 3, ..., 63), so a mistake can
+// live in one instance only (the last chunk of 1 or 3 taps, tiles with fewer rows than the filter):
+// each K on its own, on one pixel, images smaller than the filter, and odd sizes over several tiles
+// with and without float4 rows; a random filter (the direct kernels) and a random separable one
+// (all of them). One test per K, so that ctest runs them side by side.
+class GpuRegisterAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::uint64_t seed = course::fresh_seed();
+  const int k = GetParam();
+  const Size sizes[] = {{1, 1}, {31, 33}, {70, 301}, {67, 260}, {300, 45}};
+  const std::uint64_t filter_seed = seed + static_cast<std::uint64_t>(k);
+  for (const Filter& f : {random_filter(k, filter_seed), random_separable_filter(k, filter_seed + 1000)}) {
+    for (const Size& s : sizes) {
+      const Image image = random_image(s, seed);
+      const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
+      for (const char* name : {"direct_register_2d", "direct_register_2d_r2", "direct_register_2d_tall",
+                               "direct_register_2d_split", "separable_register", "separable_register_r16"}) {
+        SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
+        const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+        const bool separable_method = std::string(name).starts_with("separable");
+        EXPECT_EQ(result.unsupported.empty(), f.separable() || !separable_method) << result.unsupported;
+        if (!result.unsupported.empty()) continue;
+        const course::VerifyResult whole = check(result.output, image, f, reference);
+        EXPECT_TRUE(whole.passed) << whole.summary();
+        const course::VerifyResult border = fft_convolve::verify_border(
+            result.output, reference, s.height, s.width, f,
+            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
+        EXPECT_TRUE(border.passed) << border.summary();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
 // ---- Steps 17 and 18, overlap-save: the tile shapes (CPU) and every tiling on the GPU ------------
 
