@@ -10,7 +10,7 @@
 namespace vector_exp {
 
 void add_launch_options(CLI::App& cli, LaunchConfig& launch, int& show) {
-  cli.add_option("--block", launch.block_size, "threads per block (--op sum and max: 512 unless given)")->check(CLI::Range(1, 1024))->capture_default_str();
+  cli.add_option("--block", launch.block_size, "threads per block (--op sum and max: 1024 unless given)")->check(CLI::Range(1, 1024))->capture_default_str();
   cli.add_option("--grid", launch.grid_size, "blocks in the grid (0 = each kernel's own choice)")
       ->check(CLI::Range(0, 1 << 30))->capture_default_str();
   cli.add_option("--ilp", launch.ilp, "elements each thread loads before computing: 1, 2, 4 or 8")
