@@ -313,8 +313,7 @@ TEST_P(GpuHistogramKernel, CountsBeyondTheLastBinAreNotCounted) {
 }
 
 // Every number of bins from 1 (--iters 0: every count in bin 0) to 8,001 (--iters 8000), at the
-// sizes that leave a partial chunk, a partial round of loads and a partial quad (step 8's blocks
-// count one contiguous chunk each, in rounds of Threads x Loads 16-byte loads), aligned and not.
+// sizes that leave a partial round of loads and a partial quad, aligned and not.
 TEST_P(GpuHistogramKernel, EveryBinCountFromOneTo8001) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const HistogramKernel& kernel = *GetParam();
@@ -354,14 +353,14 @@ std::string kernel_case_name(const testing::TestParamInfo<const HistogramKernel*
 }
 INSTANTIATE_TEST_SUITE_P(Registry, GpuHistogramKernel, testing::ValuesIn(histogram_kernels()), kernel_case_name);
 
-// Step 7 (hist_one_launch) and step 8's hist_chunks_one_launch keep state between launches: the
-// blocks' ticket counter, which must be back at 0 after each launch, and the flag holding the
-// number of the launch whose histogram is zeroed. Launches of 1 block, a few and the full grid,
-// one after another, each from a poisoned histogram: a counter left off 0 would leave the
-// histogram unzeroed (or hang), a stale flag would let a merge start before the zeroing.
+// Step 7 (hist_one_launch) keeps state between launches: the blocks' ticket counter, which must
+// be back at 0 after each launch, and the flag holding the number of the launch whose histogram
+// is zeroed. Launches of 1 block, a few and the full grid, one after another, each from a poisoned
+// histogram: a counter left off 0 would leave the histogram unzeroed (or hang), a stale flag would
+// let a merge start before the zeroing.
 TEST(GpuHistogramOneLaunch, BackToBackLaunchesOfEveryGridSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  for (const std::string name : {"hist_one_launch", "hist_chunks_one_launch"}) {
+  for (const std::string name : {"hist_one_launch"}) {
     const HistogramKernel* kernel = nullptr;
     for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
       if (k.name == name) kernel = &k;

@@ -793,9 +793,7 @@ TEST_P(GpuBlockedAtFilterSize, MatchTheReferenceAtAwkwardImages) {
       const Image image = random_image(s, seed);
       const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
       for (const char* name : {"direct_blocked", "separable_blocked", "fft_fused", "direct_small", "direct_blocked_2d",
-                               "separable_streamed", "direct_register_2d", "direct_register_2d_r2",
-                               "direct_register_2d_tall", "direct_register_2d_split", "separable_register",
-                               "separable_register_r16"}) {
+                               "separable_streamed", "direct_register_2d", "separable_register"}) {
         SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
         const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
         const bool small_only = std::string(name) == "direct_small";
@@ -825,8 +823,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuBlockedAtFilterSize, ::testing::Val
 TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed",
-                           "direct_register_2d", "direct_register_2d_r2", "direct_register_2d_tall",
-                           "direct_register_2d_split", "separable_register", "separable_register_r16"}) {
+                           "direct_register_2d", "separable_register"}) {
     for (const int k : {5, std::string(name) == "direct_small" ? 7 : 31}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
@@ -856,8 +853,7 @@ TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   course::DeviceBuffer<float> d_input(image.size(), "sweep image"), d_output(image.size(), "sweep result");
   d_input.copy_from_host(image.pixels);
   CUDA_CHECK(cudaDeviceSynchronize());
-  for (const char* name : {"direct_blocked", "direct_blocked_2d", "direct_register_2d", "direct_register_2d_r2",
-                           "direct_register_2d_tall", "direct_register_2d_split"}) {
+  for (const char* name : {"direct_blocked", "direct_blocked_2d", "direct_register_2d"}) {
     double previous = 0;
     for (int k = 7; k <= fft_convolve::kMaxDirectFilterSize; k += 2) {
       const Filter f = fft_convolve::gaussian_filter(k);
@@ -914,8 +910,7 @@ TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
     for (const Size& s : sizes) {
       const Image image = random_image(s, seed);
       const std::vector<double> reference = fft_convolve::convolve_reference(image, f);
-      for (const char* name : {"direct_register_2d", "direct_register_2d_r2", "direct_register_2d_tall",
-                               "direct_register_2d_split", "separable_register", "separable_register_r16"}) {
+      for (const char* name : {"direct_register_2d", "separable_register"}) {
         SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
         const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
         const bool separable_method = std::string(name).starts_with("separable");

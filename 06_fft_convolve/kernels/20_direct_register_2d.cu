@@ -22,13 +22,14 @@
 //    in one wave (1024 x 1024) that wait is not hidden behind other blocks. Here every pixel of
 //    the tile is an asynchronous copy into shared memory (cp.async, compute capability 8.0 and
 //    newer), all issued before the first is waited for: one trip to DRAM per tile.
-// The tile (256 columns x R * threads-in-y rows of outputs, with its halo) is step 15's. Four
-// shapes are registered, to be timed against each other in the filter-size sweep (rows and
-// threads per block: more rows per thread amortise the pixel loads, more threads per block hide
-// more latency on an image too small to give every SM many blocks; and one that, on such an
-// image, splits the filter's rows into bands, a block per band, and adds the bands' sums in a
-// second kernel, in a fixed order).
-#include <algorithm>
+// The tile is step 15's width, 256 columns, by 16 output rows: 256 threads, each 8 columns x 2
+// rows of outputs. Three other shapes were timed against it in the filter-size sweep on the H100
+// (8 x 4 outputs with 128 threads; 8 x 4 with 256 threads and a 32-row tile; this shape with the
+// filter rows split into bands on a small image). At 1024 x 1024 this one was the fastest at
+// every K but 3 and 7 (where the split shape, the same kernel there, was under 2% ahead); at
+// 4096 x 4096 within 10% of the fastest at every K (new-steps-s8/call3b/r06_sweep1024.txt and
+// r06_sweep4096.txt in docs/data/h100-2026-11-27/). On an image that gives each SM only a few
+// blocks, twice the warps of the 128-thread shape hide more of the loads' latency.
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -52,9 +53,9 @@ __host__ __device__ constexpr int chunks(int k) { return (k + 3) / 4; }  // NC: 
 // A tile row holds the 256 + K - 1 pixels the outputs need and what the last window reads past
 // them (zeros): the last thread's last chunk reads up to column 248 + 4 NC + 7.
 __host__ __device__ constexpr int tile_stride(int k) { return kTileWidth + 4 * chunks(k); }
-// The tile of a block that applies `filter_rows` of the K rows (all K, or a band of them).
-constexpr std::size_t shared_bytes(int k, int filter_rows, int tile_height) {
-  return static_cast<std::size_t>(tile_height + filter_rows - 1) * tile_stride(k) * sizeof(float);
+// The tile of a block: its output rows and the K - 1 rows of halo, each tile_stride(k) wide.
+constexpr std::size_t shared_bytes(int k, int tile_height) {
+  return static_cast<std::size_t>(tile_height + k - 1) * tile_stride(k) * sizeof(float);
 }
 
 __device__ __forceinline__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
@@ -80,7 +81,7 @@ __device__ __forceinline__ void wait_for_copies() {
 }
 
 // One tile row s (pixels at `line`, 16-byte aligned) for the thread's R output rows: output row
-// q takes filter row i = s - q (kChecked: only if 0 <= i < rows, the block's filter rows). taps:
+// q takes filter row i = s - q (kChecked: only if 0 <= i < rows, the filter's rows). taps:
 // row i is NC float4s.
 // [docs:register_2d_row]
 template <int K, int R, bool kChecked>
@@ -115,29 +116,24 @@ __device__ __forceinline__ void tile_row(const float* __restrict__ line, const f
 template <int K, int R, int kThreadsY>
 __global__ void __launch_bounds__(kThreadsX * kThreadsY, 1)  // 1: no register cap for occupancy's sake
     direct_register_2d_kernel(const float* __restrict__ in, const float4* __restrict__ taps, float* __restrict__ out,
-                              int height, int width, int band_rows) {
+                              int height, int width) {
   constexpr int kTileHeight = kThreadsY * R;
   constexpr int r = K / 2;
   constexpr int stride = tile_stride(K);
-  // A band of the filter's rows per blockIdx.z (all K rows unless the launcher splits them):
-  // filter rows i0 ... i0 + rows - 1, the sums into their own image out + z H W.
-  const int i0 = blockIdx.z * band_rows;
-  const int rows = min(band_rows, K - i0);
-  const int tile_rows = kTileHeight + rows - 1;
-  taps += i0 * chunks(K);
-  out += static_cast<std::size_t>(blockIdx.z) * height * width;
+  constexpr int rows = K;  // filter rows
+  constexpr int tile_rows = kTileHeight + K - 1;
   extern __shared__ float4 tile_storage[];  // float4: the tile is 16-byte aligned
   float* tile = reinterpret_cast<float*>(tile_storage);
   const int col0 = blockIdx.x * kTileWidth, row0 = blockIdx.y * kTileHeight;
 
-  // Load: tile(a, b) = x(row0 - r + i0 + a, col0 - r + b) for b < 256 + K - 1, 0 outside the image
+  // Load: tile(a, b) = x(row0 - r + a, col0 - r + b) for b < 256 + K - 1, 0 outside the image
   // and past the columns any output needs (only the windows' last float4s read those). Every
   // pixel of the tile is requested before any arrives (asynchronous copies straight into shared
   // memory): one trip to DRAM for the whole tile, not one per tile row.
   // [docs:register_2d_load]
   constexpr int kLoadSteps = (stride + kThreadsX - 1) / kThreadsX;  // per tile row and thread
   for (int a = threadIdx.y; a < tile_rows; a += kThreadsY) {
-    const int row = row0 - r + i0 + a;
+    const int row = row0 - r + a;
     const bool row_inside = row >= 0 && row < height;
     const float* source = in + static_cast<std::size_t>(row_inside ? row : 0) * width;
 #pragma unroll
@@ -187,18 +183,7 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY, 1)  // 1: no register c
   }
 }
 
-// The bands' sums added in band order, the same every run: y = partial_0 + partial_1 + ...
-__global__ void sum_bands_kernel(const float* __restrict__ partial, float* __restrict__ out, std::size_t count,
-                                 int bands) {
-  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t p = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; p < count; p += step) {
-    float sum = partial[p];
-    for (int band = 1; band < bands; ++band) sum += partial[static_cast<std::size_t>(band) * count + p];
-    out[p] = sum;
-  }
-}
-
-using KernelFunction = void (*)(const float*, const float4*, float*, int, int, int);
+using KernelFunction = void (*)(const float*, const float4*, float*, int, int);
 
 // The instance for each odd K: table[K / 2].
 template <int R, int kThreadsY, std::size_t... I>
@@ -206,10 +191,7 @@ constexpr std::array<KernelFunction, sizeof...(I)> instances(std::index_sequence
   return {&direct_register_2d_kernel<2 * static_cast<int>(I) + 1, R, kThreadsY>...};
 }
 
-// kSplit: on an image too small to give every SM about 4 blocks, the K filter rows are split
-// into bands, one block per band and tile (blockIdx.z), each band's sums into its own image,
-// added by sum_bands_kernel: more blocks for the same work, plus a pass over bands x H x W.
-template <int R, int kThreadsY, bool kSplit = false>
+template <int R, int kThreadsY>
 class DirectRegister2d final : public GpuConvolver {
  public:
   static constexpr int kTileHeight = kThreadsY * R;
@@ -235,44 +217,18 @@ class DirectRegister2d final : public GpuConvolver {
     taps_ = course::DeviceBuffer<float>(padded.size(), "the padded, flipped filter");
     taps_.copy_from_host_async(padded, stream);
     kernel_ = kInstances[static_cast<std::size_t>(k / 2)];
-    band_rows_ = k;
-    bands_ = 1;
-    if (kSplit) {
-      int device = 0, sms = 0;
-      CUDA_CHECK(cudaGetDevice(&device));
-      CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      const long long blocks = static_cast<long long>(grid().x) * grid().y;
-      const long long wanted = (4ll * sms + blocks - 1) / blocks;  // bands for about 4 blocks per SM
-      const int most = std::max(1, k / 4);                          // each band at least 4 filter rows
-      const int bands = static_cast<int>(std::min<long long>(wanted, most));
-      band_rows_ = (k + bands - 1) / bands;
-      bands_ = (k + band_rows_ - 1) / band_rows_;  // every band holds at least one row
-    }
-    if (bands_ > 1) {
-      partial_ = course::DeviceBuffer<float>(static_cast<std::size_t>(bands_) * p_.height * p_.width,
-                                             "the bands' partial sums");
-    }
     // Over 48 KiB of dynamic shared memory needs the kernel's consent (about 98 KiB at K = 63
     // for 16-row tiles).
     CUDA_CHECK(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(shared_bytes(k, band_rows_, kTileHeight))));
+                                    static_cast<int>(shared_bytes(k, kTileHeight))));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   void run(cudaStream_t stream) override {
     const int k = p_.filter->size;
-    dim3 blocks = grid();
-    blocks.z = static_cast<unsigned>(bands_);
-    float* sums = bands_ > 1 ? partial_.data() : p_.output->data();
-    kernel_<<<blocks, dim3(kThreadsX, kThreadsY), shared_bytes(k, band_rows_, kTileHeight), stream>>>(
-        p_.input->data(), reinterpret_cast<const float4*>(taps_.data()), sums, p_.height, p_.width, band_rows_);
+    kernel_<<<grid(), dim3(kThreadsX, kThreadsY), shared_bytes(k, kTileHeight), stream>>>(
+        p_.input->data(), reinterpret_cast<const float4*>(taps_.data()), p_.output->data(), p_.height, p_.width);
     CUDA_CHECK_LAUNCH("direct_register_2d_kernel");
-    if (bands_ > 1) {
-      const std::size_t count = static_cast<std::size_t>(p_.height) * p_.width;
-      const unsigned sum_blocks = static_cast<unsigned>(std::min<std::size_t>((count + 255) / 256, 4096));
-      sum_bands_kernel<<<sum_blocks, 256, 0, stream>>>(partial_.data(), p_.output->data(), count, bands_);
-      CUDA_CHECK_LAUNCH("sum_bands_kernel");
-    }
   }
 
   double bytes_per_pixel() const override { return 2 * sizeof(float); }  // the image read once, the result written once
@@ -285,10 +241,7 @@ class DirectRegister2d final : public GpuConvolver {
     return "K = " + std::to_string(k) + " compiled, tile 256 x " + std::to_string(kTileHeight) + " + halo " +
            std::to_string(k - 1) + ", 8 x " + std::to_string(R) + " outputs per thread, " +
            std::to_string(kThreadsX * kThreadsY) + " threads per block, " +
-           std::to_string(shared_bytes(k, band_rows_, kTileHeight) / 1024) + " KiB shared per block" +
-           (bands_ > 1 ? ", filter rows in " + std::to_string(bands_) + " bands of " + std::to_string(band_rows_) +
-                             " (one block each), summed by a second kernel"
-                       : "");
+           std::to_string(shared_bytes(k, kTileHeight) / 1024) + " KiB shared per block";
   }
 
  private:
@@ -300,28 +253,15 @@ class DirectRegister2d final : public GpuConvolver {
   }
 
   GpuProblem p_;
-  course::DeviceBuffer<float> taps_, partial_;
+  course::DeviceBuffer<float> taps_;
   KernelFunction kernel_ = nullptr;
-  int band_rows_ = 0, bands_ = 1;
 };
 
 }  // namespace
 
-// The four shapes of the sweep: R output rows per thread x threads in y (each 32 wide), the last
-// splitting the filter rows into bands where the image gives too few blocks.
-// [docs:register_2d_shapes]
+// 8 x 2 outputs per thread, 256 threads (32 x 8): a tile of 256 x 16 outputs.
 std::unique_ptr<GpuConvolver> launch_direct_register_2d(const GpuProblem& problem) {
-  return std::make_unique<DirectRegister2d<4, 4>>(problem);  // 8 x 4 per thread, 128 threads: tile 256 x 16
+  return std::make_unique<DirectRegister2d<2, 8>>(problem);
 }
-std::unique_ptr<GpuConvolver> launch_direct_register_2d_r2(const GpuProblem& problem) {
-  return std::make_unique<DirectRegister2d<2, 8>>(problem);  // 8 x 2 per thread, 256 threads: tile 256 x 16
-}
-std::unique_ptr<GpuConvolver> launch_direct_register_2d_tall(const GpuProblem& problem) {
-  return std::make_unique<DirectRegister2d<4, 8>>(problem);  // 8 x 4 per thread, 256 threads: tile 256 x 32
-}
-std::unique_ptr<GpuConvolver> launch_direct_register_2d_split(const GpuProblem& problem) {
-  return std::make_unique<DirectRegister2d<2, 8, true>>(problem);  // as _r2, filter rows in bands on a small image
-}
-// [docs:end register_2d_shapes]
 
 }  // namespace fft_convolve

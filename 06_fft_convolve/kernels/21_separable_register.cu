@@ -16,9 +16,10 @@
 //    thread, no longer meet twice in a bank: step 07's row pass was bound by shared memory.
 //  - the column pass (no shared memory, as step 16): each thread 4 columns x R rows, the K + R - 1
 //    rows it needs read once each as float4 (from L1, which the block's warps share), each row
-//    feeding 4 columns of up to R outputs. Two shapes are registered (R = 8 and 16) to be timed
-//    against each other: more rows per thread mean fewer halo rows per output (K - 1 for every
-//    8 or 16) but fewer threads on a small image.
+//    feeding 4 columns of up to R outputs, R = 8. R = 16 (fewer halo rows per output, K - 1 for
+//    every 16, but half the threads) was timed beside it on the H100 and was slower at every K
+//    but 15 and 19 at 4096 x 4096 and at every K at 1024 x 1024
+//    (docs/data/h100-2026-11-27/new-steps-s8/call3b/r06_sweep4096.txt).
 // Both passes read and write the image once each (16 bytes per pixel), as steps 07 and 16.
 #include <array>
 #include <cstddef>
@@ -254,12 +255,9 @@ class SeparableRegister final : public GpuConvolver {
 
 }  // namespace
 
-// The two shapes of the sweep: R rows per thread in the column pass.
+// R = 8 rows per thread in the column pass.
 std::unique_ptr<GpuConvolver> launch_separable_register(const GpuProblem& problem) {
   return std::make_unique<SeparableRegister<8>>(problem);
-}
-std::unique_ptr<GpuConvolver> launch_separable_register_r16(const GpuProblem& problem) {
-  return std::make_unique<SeparableRegister<16>>(problem);
 }
 
 }  // namespace fft_convolve
