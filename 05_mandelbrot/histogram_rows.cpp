@@ -125,4 +125,31 @@ void add_histogram_rows(course::Lesson& lesson, const LessonData& data, Histogra
               course::format_count(h.input.size()).c_str(), course::format_bytes(4.0 * static_cast<double>(h.input.size())).c_str());
 }
 
+void add_kernel_option_with_histogram_exercises(course::Lesson& lesson, std::vector<std::string>& selected) {
+  std::vector<std::string> names = course::kernel_names(kernels());
+  std::string help = "Histogram exercise methods (--kernel NAME; they add a row to --histogram's):\n";
+  for (const auto& kernel : histogram::kHistogramKernels) {
+    if (!kernel.on_request) continue;
+    names.emplace_back(kernel.name);
+    help += "  " + std::string(kernel.name) + "  " + kernel.summary + " (an exercise: runs only when --kernel names it)\n";
+  }
+  lesson.add_kernel_option(selected, names);
+  lesson.append_help(course::kernel_help(kernels()));
+  lesson.append_help(help);
+}
+
+std::vector<std::string> take_histogram_exercises(std::vector<std::string>& selected) {
+  std::vector<std::string> exercises;
+  std::erase_if(selected, [&](const std::string& name) {
+    for (const auto& kernel : histogram::kHistogramKernels) {
+      if (kernel.on_request && name == kernel.name) {
+        exercises.push_back(name);
+        return true;
+      }
+    }
+    return false;
+  });
+  return exercises;
+}
+
 }  // namespace mandelbrot

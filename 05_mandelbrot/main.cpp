@@ -122,30 +122,12 @@ int run(int argc, char** argv) {
   mandelbrot::Options o;
   std::vector<std::string> selected;
   mandelbrot::add_options(lesson.cli(), o);
-  // --kernel: the registry's kernels, and the histogram exercise's methods (exercises/registry.inc),
-  // which run only by name and turn --histogram on.
-  std::vector<std::string> kernel_names = course::kernel_names(mandelbrot::kernels());
-  std::string exercise_help = "Histogram exercise methods (--kernel NAME; they add a row to --histogram's):\n";
-  for (const auto& kernel : mandelbrot::histogram::kHistogramKernels) {
-    if (!kernel.on_request) continue;
-    kernel_names.emplace_back(kernel.name);
-    exercise_help += "  " + std::string(kernel.name) + "  " + kernel.summary + " (an exercise: runs only when --kernel names it)\n";
-  }
-  lesson.add_kernel_option(selected, kernel_names);
-  lesson.append_help(course::kernel_help(mandelbrot::kernels()));
-  lesson.append_help(exercise_help);
+  // --kernel: the registry's kernels, and the histogram exercise's methods (exercises/registry.inc).
+  mandelbrot::add_kernel_option_with_histogram_exercises(lesson, selected);
   lesson.declare_sweep("blocks", "the headline kernel at 11 block shapes and the classic's fixed grid");
   const course::CommonOptions& options = lesson.parse(argc, argv);
-  std::vector<std::string> histogram_exercises;  // the names --kernel gave that are histogram methods
-  std::erase_if(selected, [&](const std::string& name) {
-    for (const auto& kernel : mandelbrot::histogram::kHistogramKernels) {
-      if (kernel.on_request && name == kernel.name) {
-        histogram_exercises.push_back(name);
-        return true;
-      }
-    }
-    return false;
-  });
+  // A histogram exercise named by --kernel runs as a row of --histogram, which it turns on.
+  const std::vector<std::string> histogram_exercises = mandelbrot::take_histogram_exercises(selected);
   if (!histogram_exercises.empty()) o.histogram = true;
 
   Data d;

@@ -137,5 +137,10 @@ struct HistogramData {
 // row after the steps. The steps always do.
 void add_histogram_rows(course::Lesson& lesson, const LessonData& data, HistogramData& h,
                         const std::vector<std::string>& exercises = {});
+// --kernel with the registry's kernels and the histogram exercise's methods (exercises/registry.inc,
+// run only by name), each group listed in --help.
+void add_kernel_option_with_histogram_exercises(course::Lesson& lesson, std::vector<std::string>& selected);
+// Removes the histogram exercise methods from what --kernel selected and returns them.
+std::vector<std::string> take_histogram_exercises(std::vector<std::string>& selected);
 
 }  // namespace mandelbrot
