@@ -89,7 +89,7 @@ inline constexpr long long kMaxPartials = 8192;  // grids of the reduction kerne
 // --op sum and --op max run blocks of 1,024 threads unless --block says otherwise (exp and
 // softmax: 256). The same threads per SM in fewer, larger blocks: on the H100 one wave of 264
 // blocks of 1,024 beat 1,056 of 256 by about 1.5% at 2^26 and 2^28 (the sweeps of block, grid
-// and --ilp in docs/data/h100-2026-11-27/reduce-sweep and new-steps-s8/x01_*), putting reduce_vectorized ahead of
+// and --ilp in docs/data/h100-2026-11-27/reduce-sweep and candidates/x01_*), putting reduce_vectorized ahead of
 // cub::DeviceReduce::Sum at both sizes; with 256-thread blocks it was level at 2^26 and 1% behind
 // at 2^28.
 inline constexpr int kReductionBlock = 1024;

@@ -27,7 +27,7 @@
 // (8 x 4 outputs with 128 threads; 8 x 4 with 256 threads and a 32-row tile; this shape with the
 // filter rows split into bands on a small image). At 1024 x 1024 this one was the fastest at
 // every K but 3 and 7 (where the split shape, the same kernel there, was under 2% ahead); at
-// 4096 x 4096 within 10% of the fastest at every K (new-steps-s8/call3b/r06_sweep1024.txt and
+// 4096 x 4096 within 10% of the fastest at every K (candidates/call3b/r06_sweep1024.txt and
 // r06_sweep4096.txt in docs/data/h100-2026-11-27/). On an image that gives each SM only a few
 // blocks, twice the warps of the 128-thread shape hide more of the loads' latency.
 #include <array>

@@ -19,7 +19,7 @@
 //    feeding 4 columns of up to R outputs, R = 8. R = 16 (fewer halo rows per output, K - 1 for
 //    every 16, but half the threads) was timed beside it on the H100 and was slower at every K
 //    but 15 and 19 at 4096 x 4096 and at every K at 1024 x 1024
-//    (docs/data/h100-2026-11-27/new-steps-s8/call3b/r06_sweep4096.txt).
+//    (docs/data/h100-2026-11-27/candidates/call3b/r06_sweep4096.txt).
 // Both passes read and write the image once each (16 bytes per pixel), as steps 07 and 16.
 #include <array>
 #include <cstddef>
