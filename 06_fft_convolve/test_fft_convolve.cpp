@@ -66,6 +66,18 @@ course::VerifyResult check(std::span<const float> result, const Image& image, co
   return course::verify(result, reference, fft_convolve::convolution_tolerance(image, filter, shape, reference));
 }
 
+// A method's output against the direct sum in double: the whole image, then its border (the outputs
+// whose window leaves the image) on its own, each within convolution_tolerance, as the lesson checks.
+void expect_whole_and_border(std::span<const float> result, const Image& image, const Filter& f,
+                             std::span<const double> reference) {
+  const course::VerifyResult whole = check(result, image, f, reference);
+  EXPECT_TRUE(whole.passed) << whole.summary();
+  const fft_convolve::PaddedShape shape = fft_convolve::linear_padding(image.height, image.width, f.size);
+  const course::VerifyResult border = fft_convolve::verify_border(
+      result, reference, image.height, image.width, f, fft_convolve::convolution_tolerance(image, f, shape, reference));
+  EXPECT_TRUE(border.passed) << border.summary();
+}
+
 // The K x K partial sum of the taps that land inside an H x W image for output (row, col).
 double partial_sum(const Filter& f, int height, int width, int row, int col) {
   const int r = f.radius();
@@ -402,12 +414,7 @@ int expect_cpu_method_matches(Method method, bool separable_only) {
         std::vector<float> y(image.size());
         course::poison(y);
         method(image, f, y, threads);
-        const course::VerifyResult result = check(y, image, f, reference);
-        EXPECT_TRUE(result.passed) << result.summary();
-        const course::VerifyResult border = fft_convolve::verify_border(
-            y, reference, s.height, s.width, f,
-            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-        EXPECT_TRUE(border.passed) << border.summary();
+        expect_whole_and_border(y, image, f, reference);
       }
     }
   }
@@ -669,12 +676,7 @@ TEST_P(GpuKernels, MatchesTheReferenceAtAwkwardSizes) {
         EXPECT_TRUE(circular.passed) << circular.summary();
         EXPECT_FALSE(check(result.output, image, f, linear).passed);
       } else {
-        const course::VerifyResult whole = check(result.output, image, f, linear);
-        EXPECT_TRUE(whole.passed) << whole.summary();
-        const course::VerifyResult border = fft_convolve::verify_border(
-            result.output, linear, s.height, s.width, f,
-            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), linear));
-        EXPECT_TRUE(border.passed) << border.summary();
+        expect_whole_and_border(result.output, image, f, linear);
       }
     }
   }
@@ -804,12 +806,7 @@ TEST_P(GpuBlockedAtFilterSize, MatchTheReferenceAtAwkwardImages) {
           EXPECT_TRUE(!separable || small_only) << result.unsupported;  // else only the random filter may be refused
           continue;
         }
-        const course::VerifyResult whole = check(result.output, image, f, reference);
-        EXPECT_TRUE(whole.passed) << whole.summary();
-        const course::VerifyResult border = fft_convolve::verify_border(
-            result.output, reference, s.height, s.width, f,
-            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-        EXPECT_TRUE(border.passed) << border.summary();
+        expect_whole_and_border(result.output, image, f, reference);
       }
     }
   }
@@ -916,12 +913,7 @@ TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
         const bool separable_method = std::string(name).starts_with("separable");
         EXPECT_EQ(result.unsupported.empty(), f.separable() || !separable_method) << result.unsupported;
         if (!result.unsupported.empty()) continue;
-        const course::VerifyResult whole = check(result.output, image, f, reference);
-        EXPECT_TRUE(whole.passed) << whole.summary();
-        const course::VerifyResult border = fft_convolve::verify_border(
-            result.output, reference, s.height, s.width, f,
-            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-        EXPECT_TRUE(border.passed) << border.summary();
+        expect_whole_and_border(result.output, image, f, reference);
       }
     }
   }
@@ -1024,12 +1016,7 @@ TEST_P(GpuOverlapSaveAtFilterSize, EveryTilingMatchesTheReferenceAtAwkwardSizes)
         const GpuResult result =
             run_on_gpu([tile, make](const fft_convolve::GpuProblem& p) { return make(p, tile); }, image, f);
         ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
-        const course::VerifyResult whole = check(result.output, image, f, reference);
-        EXPECT_TRUE(whole.passed) << whole.summary();
-        const course::VerifyResult border = fft_convolve::verify_border(
-            result.output, reference, s.height, s.width, f,
-            fft_convolve::convolution_tolerance(image, f, fft_convolve::linear_padding(s.height, s.width, f.size), reference));
-        EXPECT_TRUE(border.passed) << border.summary();
+        expect_whole_and_border(result.output, image, f, reference);
       }
       const char* name = fused ? "overlap_save_fused" : "overlap_save";
       SCOPED_TRACE(std::string(name) + " " + f.name + " " + text(s) + " measured tile, seed " + std::to_string(seed));

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "course/check.hpp"
+#include "course/launch.hpp"
 #include "course/timing.hpp"
 
 namespace course {
@@ -25,14 +26,6 @@ std::size_t current_l2_bytes() {
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   return static_cast<std::size_t>(l2);
-}
-
-unsigned blocks_to_fill_the_gpu() {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  return static_cast<unsigned>(sms * (per_sm / kThreads));
 }
 
 // Every 16-byte word of the scratch is loaded once (through L2, which keeps the line). The
@@ -52,7 +45,7 @@ __global__ void read_through_l2(const uint4* scratch, std::size_t words, unsigne
 
 L2Flusher::L2Flusher() : scratch_(2 * current_l2_bytes(), "L2 flush scratch"), sink_(1, "L2 flush sink") {
   if (scratch_.bytes() == 0) return;
-  blocks_ = blocks_to_fill_the_gpu();
+  blocks_ = static_cast<unsigned>(resident_blocks(reinterpret_cast<const void*>(read_through_l2), kThreads));
   CUDA_CHECK(cudaMemset(scratch_.data(), 0, scratch_.bytes()));  // zeros: the fold is 0, never 1
   CUDA_CHECK(cudaDeviceSynchronize());
 }
