@@ -127,15 +127,16 @@ void add_histogram_rows(course::Lesson& lesson, const LessonData& data, Histogra
 
 void add_kernel_option_with_histogram_exercises(course::Lesson& lesson, std::vector<std::string>& selected) {
   std::vector<std::string> names = course::kernel_names(kernels());
-  std::string help = "Histogram exercise methods (--kernel NAME; they add a row to --histogram's):\n";
+  std::vector<course::KernelEntry<histogram::HistogramFn>> exercises;  // listed by common's kernel_help
   for (const auto& kernel : histogram::kHistogramKernels) {
     if (!kernel.on_request) continue;
     names.emplace_back(kernel.name);
-    help += "  " + std::string(kernel.name) + "  " + kernel.summary + " (an exercise: runs only when --kernel names it)\n";
+    exercises.push_back({kernel.name, kernel.summary, course::KernelTraits{.on_request = true}, kernel.launch});
   }
   lesson.add_kernel_option(selected, names);
   lesson.append_help(course::kernel_help(kernels()));
-  lesson.append_help(help);
+  lesson.append_help("With --histogram (naming one turns it on and adds its row):\n" +
+                     course::kernel_help(std::span<const course::KernelEntry<histogram::HistogramFn>>(exercises)));
 }
 
 std::vector<std::string> take_histogram_exercises(std::vector<std::string>& selected) {
