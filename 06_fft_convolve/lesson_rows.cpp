@@ -398,13 +398,15 @@ struct SweepState {
 
 }  // namespace
 
-course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner, bool box) {
+course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner,
+                                const std::vector<std::string>& selected, bool box) {
+  const auto chosen = course::select_kernels(kernels(), selected);  // --kernel's choice, checked once
   std::vector<std::int64_t> values;
   for (const int k : {3, 5, 7, 9, 11, 15, 19, 23, 27, 31, 39, 47, 55, 63}) {
     if (k <= std::min(image.width, image.height)) values.push_back(k);
   }
   auto state = std::make_shared<SweepState>();
-  auto points = [&lesson, &image, planner, state, box](std::int64_t k) {
+  auto points = [&lesson, &image, planner, state, box, chosen](std::int64_t k) {
     SweepState& s = *state;
     s.methods.clear();
     s.fftw.reset();
@@ -434,7 +436,8 @@ course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, Fftw
       s.d_input.copy_from_host(image.pixels);
       CUDA_CHECK(cudaDeviceSynchronize());  // a pageable copy may still be in flight when it returns
     }
-    for (const auto& kernel : kernels()) {
+    for (const auto* entry : chosen) {
+      const auto& kernel = *entry;
       if (kernel.traits.expected_to_fail) continue;  // the crossover compares methods that are right
       if (kernel.traits.on_request) continue;        // an exercise's method, not a step of the lesson
       s.methods.push_back(kernel.launch({image.width, image.height, &p.filter, &s.d_input, &s.d_output, nullptr, true}));

@@ -84,9 +84,11 @@ class GpuRows {
 };
 
 // --sweep filter-size: Gaussian K x K filters, K = 3 ... 63 (those that fit the image), timed
-// directly and by FFT on the CPU (all threads) and on the GPU (every method that applies).
-// With box = true (--filter box), box filters instead: the summed-area-table methods join in.
-course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner, bool box = false);
+// directly and by FFT on the CPU (all threads) and on the GPU (the methods --kernel selected,
+// every one by default, of those that apply). With box = true (--filter box), box filters
+// instead: the summed-area-table methods join in.
+course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner,
+                                const std::vector<std::string>& selected, bool box = false);
 
 // --out-dir: made now if missing, so a folder that cannot be made stops the run before the work.
 void prepare_output_folder(const std::string& folder);

@@ -79,7 +79,7 @@ int run(int argc, char** argv) {
   gpu.add(flags.kernels);
   fft_convolve::sat::TableRows sat_tables;  // --filter box: the summed-area table's build alone
   fft_convolve::sat::add_table_rows(lesson, image, problem.filter, sat_tables);
-  lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.filter_name == "box"));
+  lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.kernels, flags.filter_name == "box"));
 
   lesson.run_variants();
   lesson.record("filter", problem.filter.name);
