@@ -57,7 +57,7 @@ __host__ __device__ constexpr int row_halo(int k) { return (k / 2 + 3) / 4 * 4; 
 __host__ __device__ constexpr int row_strip_fours(int k, int n) { return (kThreadsX * n + 2 * row_halo(k)) / 4; }
 // Shared memory keeps one empty float4 after every N / 4 (one thread's outputs): float4 u of the
 // strip sits at u + u / (N / 4). A thread reads float4s N / 4 after its neighbour's, so the 8
-// threads of one shared-memory cycle would meet in N / 4 of the 8 bank groups (N / 4 cycles per
+// threads of one shared-memory cycle would share 32 / N of the 8 bank groups (N / 4 cycles per
 // load); with the gaps they are N / 4 + 1 apart, an odd number, and meet each group once. Unlike
 // an XOR swizzle the place of float4 e of a thread's window, lane (N / 4 + 1) + e + e / (N / 4),
 // is a base plus a constant: no address arithmetic per load.
@@ -68,8 +68,11 @@ constexpr std::size_t row_shared_bytes(int k, int n) {
   return static_cast<std::size_t>(kThreadsY) * row_strip_slots(k, n) * sizeof(float4);
 }
 
-// Four pixels of an image row at `col` (0 outside the row), one at a time.
-__device__ __forceinline__ float4 load_row_four_checked(const float* __restrict__ line, int col, int width) {
+// Four pixels of an image row at `col` (0 outside the row): one 16-byte load where the four are
+// inside a row of whole float4s, else one at a time.
+__device__ __forceinline__ float4 load_row_four_checked(const float* __restrict__ line, int col, int width,
+                                                        bool aligned_rows) {
+  if (aligned_rows && col >= 0 && col + 4 <= width) return *reinterpret_cast<const float4*>(line + col);
   float f[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) f[i] = (col + i >= 0 && col + i < width) ? line[col + i] : 0.0f;
@@ -91,8 +94,10 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY)
   const int col0 = blockIdx.x * kThreadsX * N, start = col0 - halo;  // the strip's first pixel
   const float* line = in + static_cast<std::size_t>(row) * width;
   float4 values[kLoadSteps];  // all loads in flight before any store
-  // The whole strip inside a row of whole float4s (all but a row's first and last strips): one test.
-  if (width % 4 == 0 && start >= 0 && start + 4 * kFours <= width) {
+  // The whole strip inside a row of whole float4s (all but a row's first and last strips): one
+  // test; else one per float4.
+  const bool aligned_rows = width % 4 == 0;
+  if (aligned_rows && start >= 0 && start + 4 * kFours <= width) {
     const float4* fours = reinterpret_cast<const float4*>(line + start);
 #pragma unroll
     for (int m = 0; m < kLoadSteps; ++m) {
@@ -103,7 +108,7 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY)
 #pragma unroll
     for (int m = 0; m < kLoadSteps; ++m) {
       const int u = lane + m * kThreadsX;
-      values[m] = u < kFours ? load_row_four_checked(line, start + 4 * u, width) : make_float4(0, 0, 0, 0);
+      values[m] = u < kFours ? load_row_four_checked(line, start + 4 * u, width, aligned_rows) : make_float4(0, 0, 0, 0);
     }
   }
 #pragma unroll
