@@ -21,7 +21,9 @@
 //    banks as well and leaves each load's address a base plus a constant.
 //  - the column pass: each thread 4 columns x R rows as step 21. R = 8 (72 registers at K = 63:
 //    3 blocks of 8 warps per SM), R = 8 held to 64 registers (4 blocks), and R = 16 (half the halo
-//    rows per output, 2 blocks) are candidates, as are rows N = 8 and N = 16.
+//    rows per output, 2 blocks) are candidates, as are rows N = 8 (32 registers: 8 blocks per SM)
+//    and N = 16 (40 registers: 6 blocks). At 4096 x 4096 the number of blocks that fit decides how
+//    full the last wave is, so the registry holds each shape as its own row for the GPU to choose.
 // Both passes read and write the image once each (16 bytes per pixel), as steps 07, 16 and 21.
 #include <array>
 #include <cstddef>
@@ -300,6 +302,9 @@ std::unique_ptr<GpuConvolver> launch_separable_lean_c16(const GpuProblem& proble
 }
 std::unique_ptr<GpuConvolver> launch_separable_lean_r8(const GpuProblem& problem) {
   return std::make_unique<SeparableLean<8, 8>>(problem);
+}
+std::unique_ptr<GpuConvolver> launch_separable_lean_r8b4(const GpuProblem& problem) {
+  return std::make_unique<SeparableLean<8, 8, 4>>(problem);  // both kernels' instances shared with the rows above
 }
 
 }  // namespace fft_convolve
