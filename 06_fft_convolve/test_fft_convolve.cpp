@@ -934,12 +934,13 @@ std::vector<std::string> lean_kernels() {
 }
 
 // Each compiled K of each candidate, as steps 20 and 21 above, on the shapes step 24 adds: a
-// scratch image with zero rows around it and a pitch of whole 16 floats (widths of 1, 5, 33, 45,
-// 123, 301, 777, 1025: below, at and past the pitch's rounding, with and without float4 rows),
-// row strips of 256 or 512 outputs (a width of 777: three strips, the last partial), column tiles
-// of 64 or 128 rows (heights of 1 to 1023, none a multiple); a random separable filter (neither
-// factor symmetric) and a random one, which every candidate must refuse. The million-pixel image
-// at three K only: its double-precision reference is most of the time.
+// scratch image with zero rows around it and a pitch of whole 16 floats (widths of 1 to 1025:
+// below, at and past the pitch's rounding, with float4 rows at 260, 484 and 1100, without
+// elsewhere), row strips of 256 or 512 outputs (a width of 777: four or two strips, the last
+// partial; at 1100 the inner strips take the one-test path, the end strips the per-float4 one),
+// column tiles of 64 or 128 rows (heights of 1 to 1023, none a multiple); a random separable
+// filter (neither factor symmetric) and a random one, which every candidate must refuse. The
+// million-pixel image at three K only: its double-precision reference is most of the time.
 class GpuLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
 
 TEST_P(GpuLeanAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
@@ -948,7 +949,8 @@ TEST_P(GpuLeanAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
   ASSERT_FALSE(names.empty()) << "no separable_lean method in the registry";
   const std::uint64_t seed = course::fresh_seed();
   const int k = GetParam();
-  std::vector<Size> sizes = {{1, 1}, {7, 5}, {5, 7}, {31, 33}, {9, 484}, {17, 123}, {70, 301}, {67, 260}, {300, 45}, {37, 777}};
+  std::vector<Size> sizes = {{1, 1},   {7, 5},    {5, 7},    {31, 33},  {9, 484},
+                             {17, 123}, {70, 301}, {67, 260}, {300, 45}, {37, 777}, {21, 1100}};
   if (k == 9 || k == 31 || k == 63) sizes.push_back({1023, 1025});
   const std::uint64_t filter_seed = seed + static_cast<std::uint64_t>(k);
   for (const Filter& f : {random_separable_filter(k, filter_seed + 1000), random_filter(k, filter_seed)}) {
