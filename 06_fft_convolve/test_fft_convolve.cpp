@@ -922,6 +922,84 @@ TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
+// ---- GPU: step 24, separable_lean and its candidate shapes: every compiled instance ---------------
+
+// Step 24's candidates in the registry (separable_lean and separable_lean_*), whichever it keeps.
+std::vector<std::string> lean_kernels() {
+  std::vector<std::string> names;
+  for (const auto& kernel : fft_convolve::kernels()) {
+    if (kernel.name.starts_with("separable_lean")) names.emplace_back(kernel.name);
+  }
+  return names;
+}
+
+// Each compiled K of each candidate, as steps 20 and 21 above, on the shapes step 24 adds: a
+// scratch image with zero rows around it and a pitch of whole 16 floats (widths of 1 to 1025:
+// below, at and past the pitch's rounding, with float4 rows at 260, 484 and 1100, without
+// elsewhere), row strips of 256 or 512 outputs (a width of 777: four or two strips, the last
+// partial; at 1100 the inner strips take the one-test path, the end strips the per-float4 one),
+// column tiles of 64 or 128 rows (heights of 1 to 1023, none a multiple); a random separable
+// filter (neither factor symmetric) and a random one, which every candidate must refuse. The
+// million-pixel image at three K only: its double-precision reference is most of the time.
+class GpuLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuLeanAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::vector<std::string> names = lean_kernels();
+  ASSERT_FALSE(names.empty()) << "no separable_lean method in the registry";
+  const std::uint64_t seed = course::fresh_seed();
+  const int k = GetParam();
+  std::vector<Size> sizes = {{1, 1},   {7, 5},    {5, 7},    {31, 33},  {9, 484},
+                             {17, 123}, {70, 301}, {67, 260}, {300, 45}, {37, 777}, {21, 1100}};
+  if (k == 9 || k == 31 || k == 63) sizes.push_back({1023, 1025});
+  const std::uint64_t filter_seed = seed + static_cast<std::uint64_t>(k);
+  for (const Filter& f : {random_separable_filter(k, filter_seed + 1000), random_filter(k, filter_seed)}) {
+    for (const Size& s : sizes) {
+      const Image image = random_image(s, seed);
+      const std::vector<double> reference =
+          f.separable() ? fft_convolve::convolve_reference(image, f) : std::vector<double>{};
+      for (const std::string& name : names) {
+        SCOPED_TRACE(name + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
+        const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+        ASSERT_EQ(result.unsupported.empty(), f.separable()) << result.unsupported;
+        if (!result.unsupported.empty()) continue;
+        expect_whole_and_border(result.output, image, f, reference);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuLeanAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// The zero rows and the columns past the width in step 24's scratch hold no image pixel: a NaN
+// in the image reaches exactly the outputs whose window holds it, also at the image's last row
+// and column (where the padding begins), and a second run (from a poisoned output) agrees.
+TEST(GpuLean, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const Size s{97, 301};
+  const int nan_places[][2] = {{40, 150}, {96, 300}, {0, 0}};
+  for (const std::string& name : lean_kernels()) {
+    for (const int k : {5, 31, 63}) {
+      for (const auto& place : nan_places) {
+        const Filter f = random_separable_filter(k, 7);
+        Image image = random_image(s, 5);
+        const int nan_row = place[0], nan_col = place[1], r = f.radius();
+        image.at(nan_row, nan_col) = std::numeric_limits<float>::quiet_NaN();
+        const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
+        ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+        for (int row = 0; row < image.height; ++row) {
+          for (int col = 0; col < image.width; ++col) {
+            const bool reached = std::abs(row - nan_row) <= r && std::abs(col - nan_col) <= r;
+            ASSERT_EQ(std::isnan(result.output[image.index(row, col)]), reached)
+                << name << " K " << k << " NaN at " << nan_row << ", " << nan_col << "; output " << row << ", " << col;
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---- Steps 17 and 18, overlap-save: the tile shapes (CPU) and every tiling on the GPU ------------
 
 // The candidates: powers of two (or the power of two that holds the whole side), each side at
