@@ -922,9 +922,9 @@ TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
-// ---- GPU: step 24, separable_lean and its candidate shapes: every compiled instance ---------------
+// ---- GPU: step 22, separable_lean: every compiled instance -----------------------------------------
 
-// Step 24's candidates in the registry (separable_lean and separable_lean_*), whichever it keeps.
+// Step 22 in the registry (separable_lean, and any separable_lean_* shape an experiment adds).
 std::vector<std::string> lean_kernels() {
   std::vector<std::string> names;
   for (const auto& kernel : fft_convolve::kernels()) {
@@ -933,13 +933,13 @@ std::vector<std::string> lean_kernels() {
   return names;
 }
 
-// Each compiled K of each candidate, as steps 20 and 21 above, on the shapes step 24 adds: a
+// Each compiled K, as steps 20 and 21 above, on the shapes step 22 adds: a
 // scratch image with zero rows around it and a pitch of whole 16 floats (widths of 1 to 1025:
 // below, at and past the pitch's rounding, with float4 rows at 260, 484 and 1100, without
-// elsewhere), row strips of 256 or 512 outputs (a width of 777: four or two strips, the last
-// partial; at 1100 the inner strips take the one-test path, the end strips the per-float4 one),
-// column tiles of 64 or 128 rows (heights of 1 to 1023, none a multiple); a random separable
-// filter (neither factor symmetric) and a random one, which every candidate must refuse. The
+// elsewhere), row strips of 256 outputs (a width of 777: four strips, the last partial; at 1100
+// the inner strips take the one-test path, the end strips the per-float4 one), column tiles of
+// 64 rows (heights of 1 to 1023, none a multiple); a random separable filter (neither factor
+// symmetric) and a random one, which the step must refuse. The
 // million-pixel image at three K only: its double-precision reference is most of the time.
 class GpuLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
 
@@ -972,7 +972,7 @@ TEST_P(GpuLeanAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuLeanAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
-// The zero rows and the columns past the width in step 24's scratch hold no image pixel: a NaN
+// The zero rows and the columns past the width in step 22's scratch hold no image pixel: a NaN
 // in the image reaches exactly the outputs whose window holds it, also at the image's last row
 // and column (where the padding begins), and a second run (from a poisoned output) agrees.
 TEST(GpuLean, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {

@@ -1,4 +1,4 @@
-// 24 separable_lean: step 21's two passes, K compiled and every tap an operand of its FMA, with
+// 22 separable_lean: step 21's two passes, K compiled and every tap an operand of its FMA, with
 // the instructions that are not multiply-adds taken out of both passes, for the large filters
 // (K = 27 to 63) where a pass is bound by the FMA pipe's issue slots rather than by memory.
 //
@@ -15,15 +15,14 @@
 //    no test at all, one 16-byte load and one pointer step per row, and the row pass stores its
 //    outputs whole (the columns past the width hold sums that no output reads).
 //  - the row pass loads its strip as float4s (one test for the whole strip but at a row's ends)
-//    and each thread makes N outputs from one window of N + K - 1 pixels: N = 16 halves the
-//    window loads and the fixed work per output of N = 8. In place of step 21's XOR swizzle, the
-//    strip keeps an empty float4 after every N / 4, which spreads the threads' loads over the
-//    banks as well and leaves each load's address a base plus a constant.
-//  - the column pass: each thread 4 columns x R rows as step 21. R = 8 (72 registers at K = 63:
-//    3 blocks of 8 warps per SM), R = 8 held to 64 registers (4 blocks), and R = 16 (half the halo
-//    rows per output, 2 blocks) are candidates, as are rows N = 8 (32 registers: 8 blocks per SM)
-//    and N = 16 (40 registers: 6 blocks). At 4096 x 4096 the number of blocks that fit decides how
-//    full the last wave is, so the registry holds each shape as its own row for the GPU to choose.
+//    and each thread makes N = 8 outputs from one window of N + K - 1 pixels. In place of step
+//    21's XOR swizzle, the strip keeps an empty float4 after every N / 4, which spreads the
+//    threads' loads over the banks as well and leaves each load's address a base plus a constant.
+//  - the column pass: each thread 4 columns x R = 8 rows, as step 21 (72 registers at K = 63: 3
+//    blocks of 8 warps per SM).
+// The H100 chose these shapes among five (rows N = 8 or 16; columns R = 8 or 16, or held to 64
+// registers for 4 blocks per SM): N = 8, R = 8 was the fastest at every K from 15 to 63 at
+// 4096 x 4096 (docs/data/h100-2026-11-27/candidates-b/; the page, section 26, has the run).
 // Both passes read and write the image once each (16 bytes per pixel), as steps 07, 16 and 21.
 #include <array>
 #include <cstddef>
@@ -149,8 +148,8 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY)
 constexpr int kColumnWidth = 4;
 constexpr int kColumnTileWidth = kThreadsX * kColumnWidth;  // 128
 
-template <int K, int R, int MinBlocks>
-__global__ void __launch_bounds__(kThreadsX * kThreadsY, MinBlocks)
+template <int K, int R>
+__global__ void __launch_bounds__(kThreadsX * kThreadsY)
     column_pass_lean_kernel(const float* __restrict__ scratch, float* __restrict__ out, int height, int width,
                             int pitch) {
   const int col = blockIdx.x * kColumnTileWidth + threadIdx.x * kColumnWidth;
@@ -202,14 +201,13 @@ template <int N, std::size_t... I>
 constexpr std::array<PassFunction, sizeof...(I)> row_instances(std::index_sequence<I...>) {
   return {&row_pass_lean_kernel<2 * static_cast<int>(I) + 1, N>...};
 }
-template <int R, int MinBlocks, std::size_t... I>
+template <int R, std::size_t... I>
 constexpr std::array<PassFunction, sizeof...(I)> column_instances(std::index_sequence<I...>) {
-  return {&column_pass_lean_kernel<2 * static_cast<int>(I) + 1, R, MinBlocks>...};
+  return {&column_pass_lean_kernel<2 * static_cast<int>(I) + 1, R>...};
 }
 
-// N outputs per thread in the row pass, R rows per thread in the column pass, whose registers
-// allow at least MinBlocks blocks per SM (1: as many as the compiler likes).
-template <int N, int R, int MinBlocks = 1>
+// N outputs per thread in the row pass, R rows per thread in the column pass.
+template <int N, int R>
 class SeparableLean final : public GpuConvolver {
  public:
   explicit SeparableLean(const GpuProblem& problem) : p_(problem) {}
@@ -262,7 +260,6 @@ class SeparableLean final : public GpuConvolver {
   std::string note() const override {
     return "K = " + std::to_string(p_.filter->size) + " compiled, taps as FMA operands; rows " + std::to_string(N) +
            ", columns 4 x " + std::to_string(R) + " outputs per thread" +
-           (MinBlocks > 1 ? " (" + std::to_string(MinBlocks) + " blocks per SM)" : std::string()) +
            ", zero-padded scratch image";
   }
 
@@ -270,7 +267,7 @@ class SeparableLean final : public GpuConvolver {
   static constexpr std::array<PassFunction, kOddSizes> kRowInstances =
       row_instances<N>(std::make_index_sequence<kOddSizes>{});
   static constexpr std::array<PassFunction, kOddSizes> kColumnInstances =
-      column_instances<R, MinBlocks>(std::make_index_sequence<kOddSizes>{});
+      column_instances<R>(std::make_index_sequence<kOddSizes>{});
 
   void upload(cudaStream_t stream) {
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row_taps_l, row_.data(), row_.size() * sizeof(float), 0,
@@ -290,21 +287,9 @@ class SeparableLean final : public GpuConvolver {
 
 }  // namespace
 
-// The candidates (rows N outputs per thread, columns 4 x R).
+// Rows 8 outputs per thread, columns 4 x 8.
 std::unique_ptr<GpuConvolver> launch_separable_lean(const GpuProblem& problem) {
-  return std::make_unique<SeparableLean<16, 8>>(problem);
-}
-std::unique_ptr<GpuConvolver> launch_separable_lean_b4(const GpuProblem& problem) {
-  return std::make_unique<SeparableLean<16, 8, 4>>(problem);
-}
-std::unique_ptr<GpuConvolver> launch_separable_lean_c16(const GpuProblem& problem) {
-  return std::make_unique<SeparableLean<16, 16>>(problem);
-}
-std::unique_ptr<GpuConvolver> launch_separable_lean_r8(const GpuProblem& problem) {
   return std::make_unique<SeparableLean<8, 8>>(problem);
-}
-std::unique_ptr<GpuConvolver> launch_separable_lean_r8b4(const GpuProblem& problem) {
-  return std::make_unique<SeparableLean<8, 8, 4>>(problem);  // both kernels' instances shared with the rows above
 }
 
 }  // namespace fft_convolve
