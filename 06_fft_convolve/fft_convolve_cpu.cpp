@@ -29,8 +29,8 @@ namespace {
 // The image inside a frame of r zeros on every side, converted to T, written by `threads`
 // threads: the buffer is left uninitialised and each thread writes its rows, frame included, so
 // that the pages are first touched (and zeroed by the OS) in parallel. Inside a timed row, a
-// serial std::vector<T>(n, 0) plus copy of a 4096 x 4096 image took as long as the sum itself at
-// K = 3 on a 16-core host.
+// serial std::vector<T>(n, 0) plus copy of a 4096 x 4096 image took several times as long as
+// the sum at K = 3 on a 16-core host.
 template <class T>
 std::unique_ptr<T[]> framed_image(const Image& image, int r, int threads) {
   const std::size_t fw = static_cast<std::size_t>(image.width) + 2 * static_cast<std::size_t>(r);
