@@ -95,6 +95,8 @@ struct Filter {
   std::vector<float> column, row;
 
   bool separable() const { return !row.empty(); }
+  // "" when separable; else the reason a separable method gives for not running it.
+  std::string separable_problem() const { return separable() ? "" : "the filter is not separable (not a column times a row)"; }
   int radius() const { return size / 2; }
   float at(int i, int j) const { return taps[static_cast<std::size_t>(i) * static_cast<std::size_t>(size) + static_cast<std::size_t>(j)]; }
   double sum() const;       // what a constant image of 1 gives inside

@@ -180,7 +180,7 @@ void add_cpu_rows(course::Lesson& lesson, const Problem& problem, HostResults& r
               .checks = host_checks(results.direct, problem), .repeat = slow_cpu(multiply_adds / threads)});
   // The same filter in two 1-D passes where it is separable: 2K multiply-adds a pixel, not K^2
   // (exercise 2 of the page writes its column pass; these rows answer its timing question).
-  const std::string not_separable = problem.filter.separable() ? "" : "the filter is not separable (not a column times a row)";
+  const std::string not_separable = problem.filter.separable_problem();
   auto separable = [&](int n) {
     return [&problem, &results, n](cudaStream_t) { convolve_separable(problem.image, problem.filter, results.separable, n); };
   };

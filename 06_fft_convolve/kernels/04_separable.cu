@@ -90,7 +90,7 @@ class Separable final : public GpuConvolver {
   explicit Separable(const GpuProblem& problem) : p_(problem) {}
 
   std::string unsupported() const override {
-    return p_.filter->separable() ? "" : "the filter is not separable (not a column times a row)";
+    return p_.filter->separable_problem();
   }
 
   void setup(cudaStream_t stream) override {

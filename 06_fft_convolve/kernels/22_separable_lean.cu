@@ -213,7 +213,7 @@ class SeparableLean final : public GpuConvolver {
   explicit SeparableLean(const GpuProblem& problem) : p_(problem) {}
 
   std::string unsupported() const override {
-    if (!p_.filter->separable()) return "the filter is not separable (not a column times a row)";
+    if (!p_.filter->separable()) return p_.filter->separable_problem();
     if (p_.filter->size > kMaxDirectFilterSize) {
       return "the filter is larger than " + std::to_string(kMaxDirectFilterSize) + " x " +
              std::to_string(kMaxDirectFilterSize) +
