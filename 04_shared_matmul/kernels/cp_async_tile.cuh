@@ -8,7 +8,7 @@
 //     sub-tile, each thread 8 x 8 outputs) and the FMAs of one BK-deep slice;
 //  4. pipeline_k_steps: the kStages-deep pipeline over a range of k-steps of one block tile
 //     (kernel 08 runs it over the whole tile, kernel 10 over its block's share, kernel 12 over a slice);
-//  5. store_8x8: a thread's outputs into C, float4 stores where legal.
+//  5. store_8x8 (from tile_io.cuh): a thread's outputs into C, float4 stores where legal.
 // Each piece is a small __forceinline__ function or struct: the kernels that use them compile to
 // the code they would have written out themselves. Kernels 05 to 07 move their tiles through
 // registers instead (tile_io.cuh). The docs marker comments below bracket what
@@ -20,6 +20,7 @@
 #include <cstddef>
 
 #include "matmul.hpp"
+#include "tile_io.cuh"  // store_8x8
 
 namespace matmul::detail {
 
@@ -232,35 +233,6 @@ __device__ __forceinline__ void pipeline_k_steps(const MatmulArgs& p, const ATil
   }
   // [docs:end cp_async_pipeline]
   cp_async_wait<0>();  // no copy of this range is still landing when the caller reuses the buffers
-}
-
-
-// ---- The way out ------------------------------------------------------------------------------
-// Writes a thread's 8 x 8 results: rows[i] and cols[j] are the C coordinates of acc[i][j], in
-// two groups of 4 consecutive columns (cols[0..3], cols[4..7]); float4 stores where legal.
-template <bool kVec4>
-__device__ __forceinline__ void store_8x8(const MatmulArgs& p, const float (&acc)[8][8], const int (&rows)[8],
-                                          const int (&col_groups)[2]) {
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    if (rows[i] >= p.m) continue;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int col = col_groups[h];
-      if constexpr (kVec4) {
-        // N % 4 == 0: the 4 columns are all inside C or all outside.
-        if (col < p.n) {
-          *reinterpret_cast<float4*>(p.c + at(rows[i], col, p.n)) =
-              make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (col + j < p.n) p.c[at(rows[i], col + j, p.n)] = acc[i][4 * h + j];
-        }
-      }
-    }
-  }
 }
 
 }  // namespace matmul::detail

@@ -1,5 +1,6 @@
 // Moving tiles of A and B into shared memory through registers, and a thread's 8 x 8 outputs
-// out to C: shared by kernels 05 to 07 (kernels 08 to 12 copy with cp.async: cp_async_tile.cuh).
+// out to C: shared by kernels 05 to 07 (kernels 08 to 12 copy with cp.async, cp_async_tile.cuh,
+// and write their outputs with this file's store_8x8).
 //
 // Teaches:
 //  - coalescing: the threads of a warp read consecutive addresses of one row, so a warp's
