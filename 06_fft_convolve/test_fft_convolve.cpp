@@ -924,15 +924,6 @@ INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterAtEveryFilterSize, ::testing::Ran
 
 // ---- GPU: step 22, separable_lean: every compiled instance -----------------------------------------
 
-// Step 22 in the registry (separable_lean, and any separable_lean_* shape an experiment adds).
-std::vector<std::string> lean_kernels() {
-  std::vector<std::string> names;
-  for (const auto& kernel : fft_convolve::kernels()) {
-    if (kernel.name.starts_with("separable_lean")) names.emplace_back(kernel.name);
-  }
-  return names;
-}
-
 // Each compiled K, as steps 20 and 21 above, on the shapes step 22 adds: a
 // scratch image with zero rows around it and a pitch of whole 16 floats (widths of 1 to 1025:
 // below, at and past the pitch's rounding, with float4 rows at 260, 484 and 1100, without
@@ -945,8 +936,7 @@ class GpuLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
 
 TEST_P(GpuLeanAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  const std::vector<std::string> names = lean_kernels();
-  ASSERT_FALSE(names.empty()) << "no separable_lean method in the registry";
+  const auto launch = fft_convolve::kernel("separable_lean").launch;
   const std::uint64_t seed = course::fresh_seed();
   const int k = GetParam();
   std::vector<Size> sizes = {{1, 1},   {7, 5},    {5, 7},    {31, 33},  {9, 484},
@@ -958,13 +948,11 @@ TEST_P(GpuLeanAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
       const Image image = random_image(s, seed);
       const std::vector<double> reference =
           f.separable() ? fft_convolve::convolve_reference(image, f) : std::vector<double>{};
-      for (const std::string& name : names) {
-        SCOPED_TRACE(name + " " + f.name + " " + text(s) + " seed " + std::to_string(seed));
-        const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
-        ASSERT_EQ(result.unsupported.empty(), f.separable()) << result.unsupported;
-        if (!result.unsupported.empty()) continue;
-        expect_whole_and_border(result.output, image, f, reference);
-      }
+      SCOPED_TRACE(f.name + " " + text(s) + " seed " + std::to_string(seed));
+      const GpuResult result = run_on_gpu(launch, image, f);
+      ASSERT_EQ(result.unsupported.empty(), f.separable()) << result.unsupported;
+      if (!result.unsupported.empty()) continue;
+      expect_whole_and_border(result.output, image, f, reference);
     }
   }
 }
@@ -979,21 +967,19 @@ TEST(GpuLean, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const Size s{97, 301};
   const int nan_places[][2] = {{40, 150}, {96, 300}, {0, 0}};
-  for (const std::string& name : lean_kernels()) {
-    for (const int k : {5, 31, 63}) {
-      for (const auto& place : nan_places) {
-        const Filter f = random_separable_filter(k, 7);
-        Image image = random_image(s, 5);
-        const int nan_row = place[0], nan_col = place[1], r = f.radius();
-        image.at(nan_row, nan_col) = std::numeric_limits<float>::quiet_NaN();
-        const GpuResult result = run_on_gpu(fft_convolve::kernel(name).launch, image, f);
-        ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
-        for (int row = 0; row < image.height; ++row) {
-          for (int col = 0; col < image.width; ++col) {
-            const bool reached = std::abs(row - nan_row) <= r && std::abs(col - nan_col) <= r;
-            ASSERT_EQ(std::isnan(result.output[image.index(row, col)]), reached)
-                << name << " K " << k << " NaN at " << nan_row << ", " << nan_col << "; output " << row << ", " << col;
-          }
+  for (const int k : {5, 31, 63}) {
+    for (const auto& place : nan_places) {
+      const Filter f = random_separable_filter(k, 7);
+      Image image = random_image(s, 5);
+      const int nan_row = place[0], nan_col = place[1], r = f.radius();
+      image.at(nan_row, nan_col) = std::numeric_limits<float>::quiet_NaN();
+      const GpuResult result = run_on_gpu(fft_convolve::kernel("separable_lean").launch, image, f);
+      ASSERT_TRUE(result.unsupported.empty()) << result.unsupported;
+      for (int row = 0; row < image.height; ++row) {
+        for (int col = 0; col < image.width; ++col) {
+          const bool reached = std::abs(row - nan_row) <= r && std::abs(col - nan_col) <= r;
+          ASSERT_EQ(std::isnan(result.output[image.index(row, col)]), reached)
+              << "K " << k << " NaN at " << nan_row << ", " << nan_col << "; output " << row << ", " << col;
         }
       }
     }

@@ -206,8 +206,10 @@ constexpr std::array<PassFunction, sizeof...(I)> column_instances(std::index_seq
   return {&column_pass_lean_kernel<2 * static_cast<int>(I) + 1, R>...};
 }
 
-// N outputs per thread in the row pass, R rows per thread in the column pass.
-template <int N, int R>
+// The shape the H100 chose (the file's header): outputs per thread in the row pass, rows per
+// thread in the column pass.
+constexpr int kRowOutputs = 8, kColumnRows = 8;
+
 class SeparableLean final : public GpuConvolver {
  public:
   explicit SeparableLean(const GpuProblem& problem) : p_(problem) {}
@@ -228,7 +230,7 @@ class SeparableLean final : public GpuConvolver {
     column_.assign(f.column.rbegin(), f.column.rend());
     pitch_ = scratch_pitch(p_.width);
     const std::size_t scratch_size =
-        static_cast<std::size_t>(scratch_rows(p_.height, f.size, R)) * static_cast<std::size_t>(pitch_);
+        static_cast<std::size_t>(scratch_rows(p_.height, f.size, kColumnRows)) * static_cast<std::size_t>(pitch_);
     scratch_ = course::DeviceBuffer<float>(scratch_size, "the row pass's output, with zero rows around it");
     // The zero rows (and the columns past the width) are never written again.
     CUDA_CHECK(cudaMemsetAsync(scratch_.data(), 0, scratch_size * sizeof(float), stream));
@@ -243,12 +245,12 @@ class SeparableLean final : public GpuConvolver {
     if (g_loaded_filter != id_) upload(stream);  // another convolver's filter is in constant memory now
     const int k = p_.filter->size;
     const dim3 block(kThreadsX, kThreadsY);
-    const int row_tile = kThreadsX * N;
+    const int row_tile = kThreadsX * kRowOutputs;
     const dim3 row_grid((p_.width + row_tile - 1) / row_tile, (p_.height + kThreadsY - 1) / kThreadsY);
-    row_kernel_<<<row_grid, block, row_shared_bytes(k, N), stream>>>(p_.input->data(), scratch_.data(), p_.height,
-                                                                     p_.width, pitch_);
+    row_kernel_<<<row_grid, block, row_shared_bytes(k, kRowOutputs), stream>>>(p_.input->data(), scratch_.data(),
+                                                                               p_.height, p_.width, pitch_);
     CUDA_CHECK_LAUNCH("row_pass_lean_kernel");
-    const int tile_height = kThreadsY * R;
+    const int tile_height = kThreadsY * kColumnRows;
     const dim3 column_grid((p_.width + kColumnTileWidth - 1) / kColumnTileWidth,
                            (p_.height + tile_height - 1) / tile_height);
     column_kernel_<<<column_grid, block, 0, stream>>>(scratch_.data(), p_.output->data(), p_.height, p_.width, pitch_);
@@ -258,16 +260,16 @@ class SeparableLean final : public GpuConvolver {
   double bytes_per_pixel() const override { return 4 * sizeof(float); }  // two passes, each a read and a write
 
   std::string note() const override {
-    return "K = " + std::to_string(p_.filter->size) + " compiled, taps as FMA operands; rows " + std::to_string(N) +
-           ", columns 4 x " + std::to_string(R) + " outputs per thread" +
-           ", zero-padded scratch image";
+    return "K = " + std::to_string(p_.filter->size) + " compiled, taps as FMA operands; rows " +
+           std::to_string(kRowOutputs) + ", columns 4 x " + std::to_string(kColumnRows) +
+           " outputs per thread, zero-padded scratch image";
   }
 
  private:
   static constexpr std::array<PassFunction, kOddSizes> kRowInstances =
-      row_instances<N>(std::make_index_sequence<kOddSizes>{});
+      row_instances<kRowOutputs>(std::make_index_sequence<kOddSizes>{});
   static constexpr std::array<PassFunction, kOddSizes> kColumnInstances =
-      column_instances<R>(std::make_index_sequence<kOddSizes>{});
+      column_instances<kColumnRows>(std::make_index_sequence<kOddSizes>{});
 
   void upload(cudaStream_t stream) {
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row_taps_l, row_.data(), row_.size() * sizeof(float), 0,
@@ -287,9 +289,8 @@ class SeparableLean final : public GpuConvolver {
 
 }  // namespace
 
-// Rows 8 outputs per thread, columns 4 x 8.
 std::unique_ptr<GpuConvolver> launch_separable_lean(const GpuProblem& problem) {
-  return std::make_unique<SeparableLean<8, 8>>(problem);
+  return std::make_unique<SeparableLean>(problem);
 }
 
 }  // namespace fft_convolve
