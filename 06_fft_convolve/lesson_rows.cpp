@@ -400,7 +400,7 @@ struct SweepState {
 
 course::Sweep filter_size_sweep(course::Lesson& lesson, const Image& image, FftwPlanner planner,
                                 const std::vector<std::string>& selected, bool box) {
-  const auto chosen = course::select_kernels(kernels(), selected);  // --kernel's choice, checked once
+  const auto chosen = course::select_kernels(kernels(), selected);  // what --kernel selected (every one by default)
   std::vector<std::int64_t> values;
   for (const int k : {3, 5, 7, 9, 11, 15, 19, 23, 27, 31, 39, 47, 55, 63}) {
     if (k <= std::min(image.width, image.height)) values.push_back(k);
