@@ -20,6 +20,9 @@ Usage: scripts/reproduce_docs.py [--out DIR] [--part LIST] [--lessons LIST] [--s
                           that runs/ made with the same command is copied, not run again)
                   ncu     Nsight Compute on lesson 04's cp_async and stream_k at 4096^3:
                           <out>/ncu/ (left out, with a line, where ncu is not on PATH)
+                  exercises  every exercise of scripts/exercises.txt through scripts/check_exercise.sh,
+                          the starter as shipped (it must FAIL) and --solution (it must PASS):
+                          <out>/exercises/summary.txt, one line each, and each whole output
                   plots   every figure of docs/images, drawn from <out>: <out>/plots/<name>.png
                   all     every part above (the default)
   --lessons LIST  only these lessons' steps, e.g. 01,02,03 (to split the work over two calls)
@@ -54,7 +57,7 @@ import time
 
 PROG = "reproduce_docs.py"
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-ALL_PARTS = ["tests", "course", "runs", "sweeps", "ncu", "plots"]
+ALL_PARTS = ["tests", "course", "runs", "sweeps", "ncu", "exercises", "plots"]
 VALUED_FLAGS = ["--out", "--part", "--lessons", "--skip", "--deadline", "--bin"]
 
 
@@ -113,7 +116,8 @@ def parse_command_line(arguments):
         elif item in ALL_PARTS:
             parts.add(item)
         else:
-            usage_error(f"--part {shown(options['part'])}: choose from tests, course, runs, sweeps, ncu, plots or all "
+            usage_error(f"--part {shown(options['part'])}: choose from tests, course, runs, sweeps, ncu, exercises, plots "
+                        "or all "
                         "(comma-separated)")
     lessons = set()
     if options["lessons"]:
@@ -461,6 +465,12 @@ def runs_01(s):
     ublkcp_functions(s, "01_vector_exp")                          # 01 section 10: which kernels use the copy unit
     for k in ("10000000", "67108864"):                            # 01 section 14: the CPU rows, 11 repetitions
         s.lesson_run(f"01_cpu_{k}", "01_vector_exp", "-l", k, "--skip-gpu", "--cpu-reps", "11")
+    # 01 sections 15 to 17: the reductions (sum, softmax) against CUB and the copy, and their CPU rows.
+    for op in ("sum", "softmax"):
+        for size, name in (("67108864", "2e26"), ("268435456", "2e28")):
+            s.lesson_run(f"01_{op}_{name}", "01_vector_exp", "--op", op, "-l", size, "--skip-cpu")
+        s.lesson_run(f"01_{op}_cpu", "01_vector_exp", "--op", op, "-l", "67108864", "--skip-gpu")
+    s.lesson_run("01_sum_2e24", "01_vector_exp", "--op", "sum", "-l", "16777216", "--skip-cpu")  # 05's read limit
 
 
 def runs_02(s):
@@ -511,6 +521,8 @@ def runs_04(s):
     s.lesson_run("04_1600", "04_shared_matmul", "-n", "1600", "--skip-cpu")    # 04 sections 5, 6, 11, 13; workshop
     s.lesson_run("04_4096x4096x1024", "04_shared_matmul", "--m", "4096", "--n", "4096", "--k", "1024",
                  "--skip-cpu")                                                 # 04 section 11
+    for n in ("256", "512", "1024", "2048", "8192"):                           # 04: every kernel against cuBLAS by size
+        s.lesson_run(f"04_{n}", "04_shared_matmul", "-n", n, "--skip-cpu")
     # 04 section 13: GFLOP/s against size (256 to 8192, 1600 included).
     s.lesson_run("04_sweep", "04_shared_matmul", "-n", "1024", "--skip-cpu", "--sweep", "size", "--kernel", "cp_async",
                  "--kernel", "stream_k")
@@ -531,6 +543,11 @@ def runs_05(s):
     s.lesson_run("05_deep", "05_mandelbrot", "--centre", "-0.743643887037151", "0.131825904205330", "--zoom", "2e8",
                  "--iters", "8000", "--precision", "double", "--skip-serial", "--image", s.path("runs", "05_deep.png"),
                  "--gray")                                          # 05 sections 8, 11
+    # 05: the histogram-equalised colouring's histogram and scan steps, at the benchmark and classic sizes.
+    s.lesson_run("05_hist_4096", "05_mandelbrot", "--width", "4096", "--height", "4096", "--iters", "1000", "--histogram",
+                 "--precision", "float", "--kernel", "mandel_fast", "--skip-cpu")
+    s.lesson_run("05_hist_classic", "05_mandelbrot", "--histogram", "--precision", "float", "--kernel", "mandel_fast",
+                 "--skip-cpu")
     if on_path("cuobjdump"):                                        # 05 sections 6, 7, 9: the kernels' SASS
         s.step("05_sass", s.path("runs", "05_mandelbrot.sass.txt"), ["cuobjdump", "-sass", s.program("05_mandelbrot")])
 
@@ -546,8 +563,15 @@ def runs_06(s):
     s.lesson_run("06_4096", "06_fft_convolve", "-n", "4096")                    # 06 sections 6, 9, 11, 13, 14, 17
     s.lesson_run("06_crossover", "06_fft_convolve", "-n", "1024", "--sweep", "filter-size",
                  "--skip-cpu")                                                  # 06 sections 9, 14; workshop
-    # 06: the crossover at the benchmark size, overlap-save (step 17) among the FFT rows; its own figure.
-    s.lesson_run("06_crossover_4096", "06_fft_convolve", "-n", "4096", "--sweep", "filter-size", "--skip-cpu")
+    # 06: the crossover at the benchmark size on the GPU and on every CPU core; its own figure.
+    s.lesson_run("06_crossover_4096", "06_fft_convolve", "-n", "4096", "--sweep", "filter-size")
+    s.lesson_run("06_crossover_1024_cpu", "06_fft_convolve", "-n", "1024", "--sweep", "filter-size", "--skip-gpu")
+    # 06: the large filter and the box filter at the benchmark size; the box filter's sweep.
+    s.lesson_run("06_4096_k31", "06_fft_convolve", "-n", "4096", "--filter", "gaussian", "--filter-size", "31",
+                 "--skip-cpu")
+    s.lesson_run("06_box4096", "06_fft_convolve", "-n", "4096", "--filter", "box", "--filter-size", "9", "--skip-cpu")
+    s.lesson_run("06_box1024", "06_fft_convolve", "-n", "1024", "--filter", "box", "--filter-size", "9", "--sweep",
+                 "filter-size", "--skip-cpu")
     # 06 section 14: the crossover plot, direct against FFT on one CPU thread (GPU points too).
     s.lesson_run("06_crossover_cpu", "06_fft_convolve", "-n", "1024", "--sweep", "filter-size", "--threads", "1",
                  "--cpu-reps", "5")
@@ -579,6 +603,7 @@ def runs_08(s):
             s.path("runs", "08_cache_disabled.json")])
     for t in ("128", "512", "1024"):
         s.lesson_run(f"08_block{t}", "08_driver_api_saxpy", "--skip-cpu", "--block", t)
+    s.lesson_run("08_2e24", "08_driver_api_saxpy", "-l", "16777216", "--skip-cpu")    # 08: the one-pass text by size
     s.lesson_run("08_2e26", "08_driver_api_saxpy", "-l", "67108864", "--skip-cpu")    # 08 section 13 (cublasSaxpy); workshop
     s.lesson_run("08_2e28", "08_driver_api_saxpy", "-l", "268435456", "--skip-cpu")   # 08 sections 7, 13
 
@@ -701,6 +726,47 @@ def part_ncu(s):
                    always=True)
 
 
+def exercise_rows():
+    """(lesson number, name) of every exercise in scripts/exercises.txt, in its order."""
+    rows = []
+    with open(os.path.join(ROOT, "scripts", "exercises.txt"), encoding="utf-8") as file:
+        for text in file:
+            words = text.split()
+            if words and not words[0].startswith("#"):
+                rows.append((words[0][:2], words[1]))
+    return rows
+
+
+def part_exercises(s):
+    """Every exercise as a student checks it: the starter as shipped must FAIL (exit 1), the
+    solution must PASS (exit 0); summary.txt has the line each printed."""
+    folder = s.path("exercises")
+    os.makedirs(folder, exist_ok=True)
+    summary = os.path.join(folder, "summary.txt")
+    open(summary, "w", encoding="utf-8").close()
+    environment = dict(os.environ, COURSE_BUILD_DIR=os.path.dirname(s.bin))
+    script = os.path.join(ROOT, "scripts", "check_exercise.sh")
+    for lesson, name in exercise_rows():
+        if not s.lesson_wanted(lesson):
+            continue
+        for variant, flags, expected in (("starter", [], 1), ("solution", ["--solution"], 0)):
+            log = os.path.join(folder, f"ex{lesson}_{name}_{variant}.txt")
+
+            def check(output, flags=flags, expected=expected, variant=variant):
+                started = time.monotonic()
+                rc = run_logged([script, lesson, name, *flags], output, env=environment)
+                output.flush()
+                with open(log, encoding="utf-8", errors="replace") as file:
+                    verdict = [text.strip() for text in file if text.startswith(("PASS", "FAIL", "NEEDS"))]
+                with open(summary, "a", encoding="utf-8") as file:
+                    file.write(f"{lesson} {name} {variant}: exit {rc}, {round(time.monotonic() - started)} s: "
+                               f"{verdict[-1] if verdict else '(no verdict line)'}\n")
+                return 0 if rc == expected else 1
+            s.step(f"exercises/{lesson}_{name}_{variant}", log, check,
+                   shown=["check_exercise.sh", lesson, name, *flags])
+    print_file(summary)
+
+
 def plot_python():
     """A Python interpreter that has matplotlib (the first python3 on PATH may be a private one
     without it), or None."""
@@ -774,7 +840,7 @@ def part_plots(s):
 
 def reproduce(s):
     # --- the build ---------------------------------------------------------------------------
-    needs_programs = any(s.wants(part) for part in ("tests", "course", "runs", "sweeps", "ncu"))
+    needs_programs = any(s.wants(part) for part in ("tests", "course", "runs", "sweeps", "ncu", "exercises"))
     if not on_path("nvcc") and os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
         os.environ["PATH"] = "/usr/local/cuda/bin:" + os.environ.get("PATH", "")
     if needs_programs and not s.bin:
@@ -803,6 +869,8 @@ def reproduce(s):
         part_sweeps(s)
     if s.wants("ncu") and s.lesson_wanted("04"):
         part_ncu(s)
+    if s.wants("exercises"):
+        part_exercises(s)
     if s.wants("plots"):
         part_plots(s)
     timings = s.timings[len(ROOT) + 1:] if s.timings.startswith(ROOT + "/") else s.timings

@@ -94,7 +94,7 @@ def case_bad_command_line(work):
                   ([flag, ""], rf"^reproduce_docs\.py: {flag} needs a value \(see --help\)$"),
                   ([flag, "--part"], rf"^reproduce_docs\.py: {flag} needs a value, not the flag '--part'"),
                   ([flag, "-k"], rf"^reproduce_docs\.py: {flag} needs a value, not the flag '-k'")]
-    choose = "choose from tests, course, runs, sweeps, ncu, plots or all"
+    choose = "choose from tests, course, runs, sweeps, ncu, exercises, plots or all"
     cases += [
         (["--bogus"], r"^reproduce_docs\.py: unknown argument '--bogus' \(see --help\)$"),
         (["runs"], r"^reproduce_docs\.py: unknown argument 'runs'"),
