@@ -490,6 +490,27 @@ TEST(GpuReduceExercise, WarpMaxStarterAsShippedFailsVerification) {
       << "the starter's warp_max returns -inf: the result must be wrong";
 }
 
+// Find the bug (tree_barrier): a race on shared memory that only racecheck is sure to see.
+TEST(GpuReduceExercise, TreeBarrierSolutionMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_exercise_passes(run_warp_max, vector_exp::exercises::launch_tree_barrier_solution);
+}
+
+// The student's check (./scripts/check_exercise.sh 01 tree_barrier runs it under compute-sanitizer
+// --tool racecheck, which reports the starter's race whether or not its max comes out right).
+TEST(GpuReduceExercise, DISABLED_TreeBarrierStarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_exercise_passes(run_warp_max, vector_exp::exercises::launch_tree_barrier_starter);
+}
+
+// The starter as shipped, once, its result not checked: the test
+// 01_vector_exp.sanitizer.tree_barrier_starter runs this one under racecheck and expects the race.
+TEST(GpuReduceExercise, TreeBarrierStarterAsShippedRuns) {
+  COURSE_SKIP_IF_STARTER_EDITED("01_vector_exp", "tree_barrier");
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  (void)run_warp_max(vector_exp::exercises::launch_tree_barrier_starter, exercise_input(1000));
+}
+
 TEST(GpuReduceExercise, LogSumExpSolutionMatches) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   expect_exercise_passes(run_log_sum_exp, vector_exp::exercises::launch_log_sum_exp_solution);

@@ -445,6 +445,28 @@ TEST(GpuExercise, TiledStarterAsShippedFails) {
   EXPECT_GE(check.nan_count, p.reference.c.size() / 2) << "the elements the 16 x 16 blocks never reach stay NaN";
 }
 
+// ---- Find the bug (tile_barrier): a race on the shared tiles that only racecheck is sure to see ----
+TEST(GpuExercise, TileBarrierSolutionMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_tiled_matches_at_awkward_shapes(matmul::exercises::launch_tile_barrier_solution);
+}
+
+// The student's check (./scripts/check_exercise.sh 04 tile_barrier runs it under compute-sanitizer
+// --tool racecheck, which reports the starter's race whether or not its products come out right).
+TEST(GpuExercise, DISABLED_TileBarrierStarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_tiled_matches_at_awkward_shapes(matmul::exercises::launch_tile_barrier_starter);
+}
+
+// The starter as shipped, once, results not checked: the test
+// 04_shared_matmul.sanitizer.tile_barrier_starter runs this one under racecheck and expects the race.
+TEST(GpuExercise, TileBarrierStarterAsShippedRuns) {
+  COURSE_SKIP_IF_STARTER_EDITED("04_shared_matmul", "tile_barrier");
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const Problem p = random_problem({96, 80, 100}, course::fresh_seed());
+  (void)run_on_gpu(matmul::exercises::launch_tile_barrier_starter, p);
+}
+
 TEST(GpuCublas, RowMajorSgemmMatchesTheReference) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   course::CublasHandle handle;

@@ -166,6 +166,45 @@ function(add_lesson name)
   course_register_script_tests(${name} ${LESSON_SCRIPT_TESTS})
 
   course_add_sanitizer_tests(${name} "" ${LESSON_SANITIZER_ARGS})
+  course_add_planted_bug_tests(${name})
+endfunction()
+
+# The find-the-bug exercises on a GPU (the rows of scripts/exercises.txt with a compute-sanitizer
+# tool): each starter as shipped, under its tool, must be caught: <name>.sanitizer.<exercise>_starter
+# runs the test <Suite>.<...>StarterAsShippedRuns (the check's test name with DISABLED_ dropped and
+# MatchesTheReference read as AsShippedRuns: it runs the starter once, results unchecked, and skips
+# once the starter is edited) and expects exit 99 with the tool's kind of report.
+function(course_add_planted_bug_tests name)
+  if(NOT (COURSE_COMPUTE_SANITIZER OR COURSE_GPU_AT_CONFIGURE))
+    return()
+  endif()
+  set(expected_memcheck "Invalid __global__")
+  set(expected_racecheck "Race reported")
+  set(expected_synccheck "Barrier error")
+  set(expected_initcheck "Uninitialized __global__")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/exercises.txt)
+  file(STRINGS ${PROJECT_SOURCE_DIR}/scripts/exercises.txt rows REGEX "^${name} ")
+  foreach(row IN LISTS rows)
+    string(REGEX REPLACE " +" ";" fields "${row}")
+    list(LENGTH fields count)
+    list(GET fields 2 kind)
+    if(NOT kind STREQUAL "bug" OR count LESS 9)
+      continue()
+    endif()
+    list(GET fields 1 exercise)
+    list(GET fields 5 check)
+    list(GET fields 8 tool)
+    string(REPLACE "DISABLED_" "" as_shipped "${check}")
+    string(REPLACE "MatchesTheReference" "AsShippedRuns" as_shipped "${as_shipped}")
+    add_test(NAME ${name}.sanitizer.${exercise}_starter
+             COMMAND ${CMAKE_COMMAND}
+               -DSANITIZER=${COURSE_COMPUTE_SANITIZER} -DTOOL=${tool}
+               -DPROBE=$<TARGET_FILE:course_device_info> -DLESSON=$<TARGET_FILE:${name}_tests>
+               "-DARGS=--gtest_filter=${as_shipped}" "-DEXPECT=${expected_${tool}}"
+               -P ${PROJECT_SOURCE_DIR}/cmake/RunSanitizer.cmake)
+    set_tests_properties(${name}.sanitizer.${exercise}_starter PROPERTIES
+      LABELS sanitizer TIMEOUT 900 SKIP_REGULAR_EXPRESSION "SKIPPED:")
+  endforeach()
 endfunction()
 
 # The lesson binary under each compute-sanitizer tool, with the given arguments: add_lesson

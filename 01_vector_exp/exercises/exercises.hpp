@@ -37,3 +37,12 @@ unsigned blocks_for_starter(std::size_t n, unsigned block, unsigned max_blocks);
 unsigned blocks_for_solution(std::size_t n, unsigned block, unsigned max_blocks);
 
 }  // namespace vector_exp::exercises
+
+namespace vector_exp::exercises {
+
+// Find the bug, on a GPU: *result = max(x) by one block and a tree in shared memory, with a line
+// of step 9 missing; compute-sanitizer's racecheck shows it. See tree_barrier_starter.cu.
+void launch_tree_barrier_starter(const float* x, std::size_t n, float* result, cudaStream_t stream);
+void launch_tree_barrier_solution(const float* x, std::size_t n, float* result, cudaStream_t stream);
+
+}  // namespace vector_exp::exercises

@@ -32,3 +32,14 @@ HeadAndGroups split_float4_starter(std::size_t n, std::size_t offset);
 HeadAndGroups split_float4_solution(std::size_t n, std::size_t offset);
 
 }  // namespace elementwise_add::exercises
+
+namespace elementwise_add::exercises {
+
+// Exercise 4 (find the bug, on a GPU): c = a + b with two neighbouring elements per thread. The
+// sums are right; compute-sanitizer's memcheck shows what else is wrong. See pair_tail_starter.cu.
+void launch_pair_tail_starter(const float* a, const float* b, float* c, std::size_t n, int block_size,
+                              cudaStream_t stream);
+void launch_pair_tail_solution(const float* a, const float* b, float* c, std::size_t n, int block_size,
+                               cudaStream_t stream);
+
+}  // namespace elementwise_add::exercises

@@ -31,3 +31,12 @@ void matmul_tiled_cpu_solution(std::span<const float> a, std::span<const float> 
                                int k);
 
 }  // namespace matmul::exercises
+
+namespace matmul::exercises {
+
+// Find the bug, on a GPU: kernel 02 (tiled_shared) with one line taken out; its products are
+// often right, compute-sanitizer's racecheck shows what is wrong. See tile_barrier_starter.cu.
+void launch_tile_barrier_starter(const MatmulArgs& args, cudaStream_t stream);
+void launch_tile_barrier_solution(const MatmulArgs& args, cudaStream_t stream);
+
+}  // namespace matmul::exercises

@@ -35,3 +35,12 @@ double put_from_parity_starter(double call, double S, double X, double years, do
 double put_from_parity_solution(double call, double S, double X, double years, double rate);
 
 }  // namespace black_scholes::exercises
+
+namespace black_scholes::exercises {
+
+// Find the bug, on a GPU: the digital call with four options per thread loaded as float4s. Every
+// price is right; compute-sanitizer's memcheck shows what else is wrong. See vector_tail_starter.cu.
+void launch_vector_tail_starter(const DigitalArgs& args, cudaStream_t stream);
+void launch_vector_tail_solution(const DigitalArgs& args, cudaStream_t stream);
+
+}  // namespace black_scholes::exercises
