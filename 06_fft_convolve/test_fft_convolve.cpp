@@ -1150,6 +1150,53 @@ TEST(GpuExercise, DISABLED_FixedNaiveStarterMatchesTheReference) {
   expect_fixed_naive_matches(fft_convolve::exercises::make_fixed_naive_starter);
 }
 
+// ---- Find the bug (halo_edge): a read past the image that memcheck reports on every image ---------
+
+using BoxLauncher = void (*)(const float*, float*, int, int, cudaStream_t);
+
+std::vector<float> run_box3(BoxLauncher launch, const Image& image) {
+  course::DeviceBuffer<float> in(image.size(), "image"), out(image.size(), "output");
+  in.copy_from_host(image.pixels);
+  out.poison();
+  launch(in.data(), out.data(), image.height, image.width, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> result(image.size());
+  out.copy_to_host(result);
+  return result;
+}
+
+void expect_box3_matches(BoxLauncher launch) {
+  const std::uint64_t seed = course::fresh_seed();
+  const Filter box = fft_convolve::box_filter(3);
+  for (const Size& s : kSizes) {
+    SCOPED_TRACE(text(s) + " seed " + std::to_string(seed));
+    const Image image = random_image(s, seed);
+    const course::VerifyResult whole =
+        check(run_box3(launch, image), image, box, fft_convolve::convolve_reference(image, box));
+    ASSERT_TRUE(whole.passed) << whole.summary();
+  }
+}
+
+TEST(GpuExercise, HaloEdgeSolutionMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_box3_matches(fft_convolve::exercises::launch_halo_edge_solution);
+}
+
+// The student's check (./scripts/check_exercise.sh 06 halo_edge runs it under compute-sanitizer
+// --tool memcheck, which reports the starter's reads past the image whatever its outputs are).
+TEST(GpuExercise, DISABLED_HaloEdgeStarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_box3_matches(fft_convolve::exercises::launch_halo_edge_starter);
+}
+
+// The starter as shipped, once, its output not checked: the test
+// 06_fft_convolve.sanitizer.halo_edge_starter runs this one under memcheck and expects the error.
+TEST(GpuExercise, HaloEdgeStarterAsShippedRuns) {
+  COURSE_SKIP_IF_STARTER_EDITED("06_fft_convolve", "halo_edge");
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  (void)run_box3(fft_convolve::exercises::launch_halo_edge_starter, random_image({37, 64}, 3));
+}
+
 TEST(GpuExercise, FixedNaiveStarterAsShippedFails) {
   COURSE_SKIP_IF_STARTER_EDITED("06_fft_convolve", "fixed_naive");
   COURSE_REQUIRE_GPU_OR_SKIP();

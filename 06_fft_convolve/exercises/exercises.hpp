@@ -32,3 +32,13 @@ void sat_box_solution(std::span<const double> table, int height, int width, int 
                       std::span<float> output);
 
 }  // namespace fft_convolve::exercises
+
+namespace fft_convolve::exercises {
+
+// Find the bug, on a GPU: a 3 x 3 box blur (the mean of the nine pixels, zeros outside) through a
+// shared-memory tile with a one-pixel halo; compute-sanitizer's memcheck shows what is wrong.
+// `in` and `out` are height x width, row-major, on the device. See halo_edge_starter.cu.
+void launch_halo_edge_starter(const float* in, float* out, int height, int width, cudaStream_t stream);
+void launch_halo_edge_solution(const float* in, float* out, int height, int width, cudaStream_t stream);
+
+}  // namespace fft_convolve::exercises
