@@ -6,8 +6,9 @@
 // kernel, not chunk i's kernel. So the copy out of chunk i waited for the wrong kernel and ran
 // while its own kernel was still computing: every chunk came back as y held before the run.
 // The fix moves one line: record computed[i] after the kernel, so the copy out waits for it.
-// (A cudaStreamSynchronize before each copy out would also give the right result, but the host
-// would then stop at every chunk and issue chunk i + 1 only after kernel i: no overlap left.)
+// (A cudaStreamSynchronize(compute) before each copy out also gives the right result, but the
+// host then waits for every kernel before it issues the next: the GPU idles between kernels while
+// the host catches up, and a synchronize after every stage would leave nothing overlapping.)
 #include <stdexcept>
 #include <vector>
 
@@ -30,6 +31,7 @@ void run_stream_order_solution(PinnedArrays& host, DeviceArrays& device, const T
   };
   issue_then_wait(queues, [&] {
     copy_in(0);
+    // [docs:fix]
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       if (i + 1 < chunks.size()) copy_in(i + 1);  // in while chunk i is computed
       CUDA_CHECK(cudaStreamWaitEvent(compute, copied_in[i].get(), 0));
@@ -38,6 +40,7 @@ void run_stream_order_solution(PinnedArrays& host, DeviceArrays& device, const T
       CUDA_CHECK(cudaStreamWaitEvent(copies, computed[i].get(), 0));
       issue_stage(Stage::d2h, host, device, chunks[i], transform, copies);
     }
+    // [docs:end fix]
   });
 }
 // [docs:end solution]
