@@ -645,7 +645,7 @@ TEST(StreamOrderReport, NamesTheWrongChunksAndWhatTheyHold) {
   EXPECT_NE(wrong_chunks(signed_zero, zeros, chunks).find("1 of 3 chunks came back wrong (0)"), std::string::npos);
 }
 
-using TwoStreams = ThreeQueues;  // the same signature: the streams are given, the chunks and arrays
+using TwoStreams = ThreeQueues;  // the same signature as the three-queue exercise
 
 // The check runs the lesson's transform late (tests/late_transform.hpp): it writes nothing for
 // milliseconds after its stage starts, so a copy out that does not wait for it fails every run.
