@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "exercises/exercises.hpp"
 #include "pipeline_report.hpp"
 #include "streams.hpp"
+#include "tests/late_transform.hpp"
 
 namespace {
 
@@ -593,6 +595,113 @@ TEST(GpuExercise, ThreeQueuesStarterAsShippedFailsVerification) {
   const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
   EXPECT_FALSE(check.passed) << "the starter copies x in and nothing back: y should stay poisoned";
   EXPECT_EQ(check.nan_count, n);
+}
+
+// ---- Exercise 4: stream order (find the bug, on a GPU) ----------------------------------------
+
+// Which chunks of y differ from the reference (to the bit), and what they hold; "" when none does.
+// The check's FAIL line: "7 of 7 chunks came back wrong (0, 1, ...): 1000003 elements, all NaN
+// (...)". NaN is what y held on the GPU before the run (GpuSetup::poison_outputs).
+std::string wrong_chunks(std::span<const float> y, std::span<const float> reference, std::span<const Chunk> chunks) {
+  std::vector<std::size_t> wrong;
+  std::size_t elements = 0, nan = 0;
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    std::size_t bad = 0;
+    for (std::size_t i = chunks[c].offset; i < chunks[c].offset + chunks[c].count; ++i) {
+      if (std::memcmp(&y[i], &reference[i], sizeof(float)) == 0) continue;
+      ++bad;
+      if (std::isnan(y[i])) ++nan;
+    }
+    if (bad > 0) wrong.push_back(c);
+    elements += bad;
+  }
+  if (wrong.empty()) return "";
+  std::string list;
+  for (std::size_t k = 0; k < wrong.size() && k < 8; ++k) list += (k ? ", " : "") + std::to_string(wrong[k]);
+  if (wrong.size() > 8) list += ", ...";
+  return std::to_string(wrong.size()) + " of " + std::to_string(chunks.size()) + " chunks came back wrong (" + list +
+         "): " + std::to_string(elements) + " elements, " +
+         (nan == elements ? std::string("all") : std::to_string(nan) + " of them") +
+         " NaN (y on the GPU held NaN before the run: no kernel had written those elements when they were copied back)";
+}
+
+TEST(StreamOrderReport, NamesTheWrongChunksAndWhatTheyHold) {
+  const Chunk chunks[] = {{0, 3}, {3, 3}, {6, 2}};
+  const std::vector<float> reference = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<float> y = reference;
+  EXPECT_EQ(wrong_chunks(y, reference, chunks), "");
+  y[3] = kNaN;
+  y[4] = kNaN;
+  y[7] = 9;
+  EXPECT_EQ(wrong_chunks(y, reference, chunks),
+            "2 of 3 chunks came back wrong (1, 2): 3 elements, 2 of them NaN (y on the GPU held NaN before the run: "
+            "no kernel had written those elements when they were copied back)");
+  y[7] = kNaN;
+  EXPECT_NE(wrong_chunks(y, reference, chunks).find("3 elements, all NaN"), std::string::npos);
+  // To the bit: -0 is not +0.
+  const std::vector<float> zeros(8, 0.0f);
+  std::vector<float> signed_zero = zeros;
+  signed_zero[0] = -0.0f;
+  EXPECT_NE(wrong_chunks(signed_zero, zeros, chunks).find("1 of 3 chunks came back wrong (0)"), std::string::npos);
+}
+
+using TwoStreams = ThreeQueues;  // the same signature as the three-queue exercise
+
+// The check runs the lesson's transform late (tests/late_transform.hpp): it writes nothing for
+// milliseconds after its stage starts, so a copy out that does not wait for it fails every run.
+// GpuExclusive: while it runs, no other test's copies share the copy engines with it.
+void expect_two_streams_match_cpu_exactly(TwoStreams run_two_streams) {
+  const std::uint64_t seed = course::fresh_seed();
+  const std::pair<std::size_t, std::size_t> cases[] = {{1000003, 7}, {1, 1},       {5, 5},      {257, 2},
+                                                       {4099, 16},   {65537, 64}, {1 << 20, 16}};
+  for (const auto& [n, chunk_count] : cases) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", " + std::to_string(chunk_count) + " chunks, seed = " +
+                 std::to_string(seed));
+    GpuSetup setup(n, 2, 13, seed);
+    setup.transform.launch = streams::testing::launch_late_transform;
+    const std::vector<Chunk> chunks = streams::split_chunks(n, chunk_count);
+    for (int run = 0; run < 2; ++run) {  // the same streams and arrays again: nothing left over
+      setup.poison_outputs();
+      run_two_streams(setup.host, setup.device, setup.transform, chunks, setup.queues);
+      const std::string problem = wrong_chunks(setup.host.y.span(), setup.reference, chunks);
+      EXPECT_TRUE(problem.empty()) << (run == 0 ? "" : "second run on the same streams: ") << problem;
+      if (::testing::Test::HasFailure()) return;  // the first failed case is the one to read
+    }
+  }
+  GpuSetup three(100, 3, 1, seed);
+  EXPECT_THROW(run_two_streams(three.host, three.device, three.transform, streams::split_chunks(100, 4), three.queues),
+               std::invalid_argument)
+      << "a copy stream and a compute stream: exactly 2";
+}
+
+TEST(GpuExclusiveStreamOrder, SolutionMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_two_streams_match_cpu_exactly(streams::exercises::run_stream_order_solution);
+}
+
+// The student's check (./scripts/check_exercise.sh 03 stream_order): DISABLED_ in the default
+// run, where the shipped starter fails it.
+TEST(GpuExclusiveStreamOrder, DISABLED_StarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_two_streams_match_cpu_exactly(streams::exercises::run_stream_order_starter);
+}
+
+TEST(GpuExclusiveStreamOrder, StarterAsShippedFailsVerification) {
+  COURSE_SKIP_IF_STARTER_EDITED("03_streams", "stream_order");
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::size_t n = 100003;
+  const std::uint64_t seed = course::fresh_seed();
+  SCOPED_TRACE("seed = " + std::to_string(seed));
+  GpuSetup setup(n, 2, 13, seed);
+  setup.transform.launch = streams::testing::launch_late_transform;
+  const std::vector<Chunk> chunks = streams::split_chunks(n, 7);
+  setup.poison_outputs();
+  streams::exercises::run_stream_order_starter(setup.host, setup.device, setup.transform, chunks, setup.queues);
+  const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
+  EXPECT_FALSE(check.passed) << "the starter's copies out do not wait for their kernels: y should stay poisoned";
+  // Every chunk's copy out waits only for the kernel before its own, so it runs while its own
+  // kernel spins: all of y comes back as poisoned.
+  EXPECT_EQ(check.nan_count, n) << wrong_chunks(setup.host.y.span(), setup.reference, chunks);
 }
 
 }  // namespace

@@ -31,3 +31,17 @@ std::vector<Chunk> split_chunks_starter(std::size_t n, std::size_t chunks);
 std::vector<Chunk> split_chunks_solution(std::size_t n, std::size_t chunks);
 
 }  // namespace streams::exercises
+
+namespace streams::exercises {
+
+// Exercise 4 (find the bug, on a GPU): two streams, queues[0] for every copy (in and out) and
+// queues[1] for every kernel; chunk i + 1 is copied in while chunk i is computed, and events hand
+// each chunk from one stream to the other. Returns when both streams have finished, so host.y
+// holds the result. Throws std::invalid_argument unless there are exactly 2 queues (and for the
+// chunks run_pipelined rejects). See stream_order_starter.cpp.
+void run_stream_order_starter(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
+                              std::span<const Chunk> chunks, std::span<const course::Stream> queues);
+void run_stream_order_solution(PinnedArrays& host, DeviceArrays& device, const Transform& transform,
+                               std::span<const Chunk> chunks, std::span<const course::Stream> queues);
+
+}  // namespace streams::exercises
