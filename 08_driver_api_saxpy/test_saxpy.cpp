@@ -636,6 +636,133 @@ TEST(GpuSaxpyExercise, TheStarterAsShippedFailsVerification) {
 
 }  // namespace
 
+// ---- GPU: the find-the-bug exercise, the launch's argument array (check_exercise.sh 08 launch_args) ----
+#include "exercises/launch_args.hpp"
+
+namespace {
+
+using LaunchArgsFn = void (*)(CUfunction, float, CUdeviceptr, CUdeviceptr, CUdeviceptr, std::size_t, CUstream);
+
+// Floats past n in the guarded run: more than the spare threads of the launcher's last block (255).
+constexpr std::size_t kLaunchArgsGuard = 256;
+
+// The exercise's kernel text, compiled by NVRTC as the lesson compiles its own (CUBIN for this GPU).
+struct LaunchArgsKernel {
+  course::driver::Module module;
+  CUfunction function;
+};
+
+LaunchArgsKernel compile_launch_args(const DriverSession& session, const std::string& source,
+                                     const std::string& name) {
+  const driver_saxpy::CompileTarget target = driver_saxpy::choose_target(
+      session.device.compute_capability(), driver_saxpy::CodeKind::cubin, course::nvrtc::supported_architectures());
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, name, target);
+  course::driver::Module module(compiled.image.data());
+  const CUfunction function = module.function(driver_saxpy::kEntry);
+  return {std::move(module), function};
+}
+
+// One launch by `launch` on x and y (n floats of them, then `guard` more of 1.0f), out poisoned
+// (NaN) before; returns all n + guard floats of out. With guard 0 the buffers are exactly n
+// floats, so compute-sanitizer's memcheck sees any access past their ends.
+std::vector<float> run_launch_args(LaunchArgsFn launch, CUfunction function, float a, const Inputs& inputs,
+                                   std::size_t guard) {
+  const std::size_t n = inputs.x.size();
+  std::vector<float> x = inputs.x, y = inputs.y, out(n + guard);
+  x.resize(n + guard, 1.0f);
+  y.resize(n + guard, 1.0f);
+  driver_saxpy::DriverBuffers buffers(n + guard);
+  buffers.upload(x, y);
+  buffers.poison_out();
+  launch(function, a, buffers.x(), buffers.y(), buffers.out(), n, buffers.stream());
+  buffers.download(out);
+  return out;
+}
+
+// The first problem of `launch` at these sizes, or "": on buffers of exactly n floats, out must
+// match the CPU bit for bit; on buffers kLaunchArgsGuard floats longer, out must also keep its
+// poison past n (a thread at n or beyond wrote there).
+std::string first_launch_args_problem(LaunchArgsFn launch, const std::string& source, const std::string& name,
+                                      std::span<const std::size_t> sizes) {
+  const DriverSession session = open_driver();
+  const LaunchArgsKernel kernel = compile_launch_args(session, source, name);
+  const std::uint64_t seed = course::fresh_seed();
+  constexpr float a = 1.1f;
+  for (const std::size_t n : sizes) {
+    const Inputs inputs = random_inputs(n, seed);
+    const std::vector<float> expected = cpu_saxpy(a, inputs);
+    const std::string where = trace(n, a, seed) + ": ";
+    const ::testing::AssertionResult exact = same_bits(run_launch_args(launch, kernel.function, a, inputs, 0), expected);
+    if (!exact) return where + exact.message();
+    std::vector<float> out = run_launch_args(launch, kernel.function, a, inputs, kLaunchArgsGuard);
+    for (std::size_t i = n; i < out.size(); ++i) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &out[i], sizeof bits);
+      if (bits != 0xFFFFFFFFu) {
+        return where + "out[" + std::to_string(i) + "], past the end of the n elements, was written (" +
+               std::to_string(out[i]) + "): a thread at i >= n got past the kernel's `if (i < n)`";
+      }
+    }
+    out.resize(n);
+    const ::testing::AssertionResult guarded = same_bits(out, expected);
+    if (!guarded) return where + guarded.message();
+  }
+  return "";
+}
+
+// 1000 first: its spare threads (1000 to 1023) are the ones compute-sanitizer's report names.
+const std::size_t kLaunchArgsSizes[] = {1000, 1, 31, 33, 1023, (std::size_t{1} << 20) + 3};
+
+TEST(GpuSaxpyExercise, LaunchArgsSolutionMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::string problem = first_launch_args_problem(driver_saxpy::exercises::launch_args_solution,
+                                                        driver_saxpy::exercises::launch_args_kernel_solution(),
+                                                        "launch_args_solution.cpp", kLaunchArgsSizes);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The student's check (./scripts/check_exercise.sh 08 launch_args runs it, then runs it under
+// compute-sanitizer --tool memcheck); DISABLED_ in the default run, where the shipped starter fails.
+TEST(GpuSaxpyExercise, DISABLED_LaunchArgsStarterMatchesTheReference) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const std::string problem = first_launch_args_problem(driver_saxpy::exercises::launch_args_starter,
+                                                        driver_saxpy::exercises::launch_args_kernel_starter(),
+                                                        "launch_args_starter.cpp", kLaunchArgsSizes);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+// The starter as shipped, once, its results not checked: 08_driver_api_saxpy.sanitizer.launch_args_starter
+// runs this under memcheck and expects "Invalid __global__". At n = 1000 the starter's spare
+// threads touch bytes 4000 to 4095 of each buffer, inside the 256-byte granularity of cuMemAlloc:
+// without the tool nothing else is touched and nothing faults.
+TEST(GpuSaxpyExercise, LaunchArgsStarterAsShippedRuns) {
+  COURSE_SKIP_IF_STARTER_EDITED("08_driver_api_saxpy", "launch_args");
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const DriverSession session = open_driver();
+  const LaunchArgsKernel kernel = compile_launch_args(
+      session, driver_saxpy::exercises::launch_args_kernel_starter(), "launch_args_starter.cpp");
+  const std::vector<float> out = run_launch_args(driver_saxpy::exercises::launch_args_starter, kernel.function, 1.1f,
+                                                 random_inputs(1000, course::fresh_seed()), 0);
+  EXPECT_EQ(out.size(), 1000u);
+}
+
+// No GPU needed: both kernel texts compile (NVRTC) to one extern "C" entry, saxpy, with the
+// lesson kernel's parameters, and the #line makes the line information name the exercise's file.
+TEST(LaunchArgsExercise, KernelTextsCompileToTheLessonsEntry) {
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  for (const auto& [source, name] :
+       {std::pair<std::string, std::string>{driver_saxpy::exercises::launch_args_kernel_starter(), "launch_args_starter.cpp"},
+        std::pair<std::string, std::string>{driver_saxpy::exercises::launch_args_kernel_solution(), "launch_args_solution.cpp"}}) {
+    SCOPED_TRACE(name);
+    const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, name, target);
+    EXPECT_EQ(driver_saxpy::ptx_entries(compiled.ptx), std::vector<std::string>{driver_saxpy::kEntry});
+    EXPECT_NE(compiled.ptx.find(".param .u64 saxpy_param_4"), std::string::npos) << "n: 8 bytes";
+    EXPECT_NE(compiled.ptx.find(name), std::string::npos) << "the PTX's .file names the exercise's file";
+  }
+}
+
+}  // namespace
+
 // ---- GPU: the second kernel text, one pass ----------------------------------------------------------
 // The one-pass kernel, NVRTC's CUBIN through the driver and nvcc's build through <<<>>>, at every
 // awkward size and on views of x, y and out that start 0 to 3 floats into their buffers (alike:
