@@ -1,4 +1,4 @@
-// Lesson 08, find the bug, a solution: the argument array must hold the kernel's types exactly.
+// Lesson 08, exercise 4, a solution: the argument array must hold the kernel's types exactly.
 //
 // cuLaunchKernel copies each argument from the pointer given for it, as many bytes as the kernel's
 // parameter has, and checks nothing else: the driver has only a void* for each, and no type. The

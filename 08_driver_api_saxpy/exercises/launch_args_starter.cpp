@@ -1,4 +1,4 @@
-// Lesson 08, find the bug (on a GPU): a SAXPY launched through the driver API.
+// Lesson 08, exercise 4 (find the bug, on a GPU): a SAXPY launched through the driver API.
 //
 // out[i] = a * x[i] + y[i] for the n elements of x and y: the kernel below is compiled at run time
 // by NVRTC, and launch_args_starter launches it with cuLaunchKernel, one thread per element in
