@@ -733,8 +733,9 @@ TEST(GpuSaxpyExercise, DISABLED_LaunchArgsStarterMatchesTheReference) {
 
 // The starter as shipped, once, its results not checked: 08_driver_api_saxpy.sanitizer.launch_args_starter
 // runs this under memcheck and expects "Invalid __global__". At n = 1000 the starter's spare
-// threads touch bytes 4000 to 4095 of each buffer, inside the 256-byte granularity of cuMemAlloc:
-// without the tool nothing else is touched and nothing faults.
+// threads touch bytes 4000 to 4095 of each buffer: cuMemAlloc aligns every allocation to 256
+// bytes, so no other one starts before byte 4096, and without the tool nothing else is touched
+// and nothing faults.
 TEST(GpuSaxpyExercise, LaunchArgsStarterAsShippedRuns) {
   COURSE_SKIP_IF_STARTER_EDITED("08_driver_api_saxpy", "launch_args");
   COURSE_REQUIRE_GPU_OR_SKIP();
@@ -746,19 +747,27 @@ TEST(GpuSaxpyExercise, LaunchArgsStarterAsShippedRuns) {
   EXPECT_EQ(out.size(), 1000u);
 }
 
-// No GPU needed: both kernel texts compile (NVRTC) to one extern "C" entry, saxpy, with the
-// lesson kernel's parameters, and the #line makes the line information name the exercise's file.
-TEST(LaunchArgsExercise, KernelTextsCompileToTheLessonsEntry) {
+// No GPU needed: the solution's kernel text compiles (NVRTC) to one extern "C" entry, saxpy,
+// whose fifth parameter, n, has 8 bytes.
+TEST(LaunchArgsExercise, SolutionKernelCompilesToTheLessonsEntry) {
   const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
-  for (const auto& [source, name] :
-       {std::pair<std::string, std::string>{driver_saxpy::exercises::launch_args_kernel_starter(), "launch_args_starter.cpp"},
-        std::pair<std::string, std::string>{driver_saxpy::exercises::launch_args_kernel_solution(), "launch_args_solution.cpp"}}) {
-    SCOPED_TRACE(name);
-    const driver_saxpy::Compiled compiled = driver_saxpy::compile(source, name, target);
-    EXPECT_EQ(driver_saxpy::ptx_entries(compiled.ptx), std::vector<std::string>{driver_saxpy::kEntry});
-    EXPECT_NE(compiled.ptx.find(".param .u64 saxpy_param_4"), std::string::npos) << "n: 8 bytes";
-    EXPECT_NE(compiled.ptx.find(name), std::string::npos) << "the PTX's .file names the exercise's file";
-  }
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(driver_saxpy::exercises::launch_args_kernel_solution(),
+                                                                "launch_args_solution.cpp", target);
+  EXPECT_EQ(driver_saxpy::ptx_entries(compiled.ptx), std::vector<std::string>{driver_saxpy::kEntry});
+  EXPECT_NE(compiled.ptx.find(".param .u64 saxpy_param_4"), std::string::npos) << compiled.ptx;
+}
+
+// No GPU needed: the shipped starter's kernel text carries its own file and lines (its #line), so
+// memcheck's report names launch_args_starter.cpp:23, the kernel's `if (i < n)` line, as the
+// hints say.
+TEST(LaunchArgsExercise, StarterKernelLinesAreTheFilesLines) {
+  COURSE_SKIP_IF_STARTER_EDITED("08_driver_api_saxpy", "launch_args");
+  const driver_saxpy::CompileTarget target{oldest_architecture(), driver_saxpy::CodeKind::ptx};
+  const driver_saxpy::Compiled compiled = driver_saxpy::compile(driver_saxpy::exercises::launch_args_kernel_starter(),
+                                                                "launch_args_starter.cpp", target);
+  // .file 1 "<the working directory>/launch_args_starter.cpp"
+  EXPECT_NE(compiled.ptx.find("launch_args_starter.cpp\""), std::string::npos) << compiled.ptx;
+  EXPECT_NE(compiled.ptx.find(".loc\t1 23 "), std::string::npos) << compiled.ptx;
 }
 
 }  // namespace
