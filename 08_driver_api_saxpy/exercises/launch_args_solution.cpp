@@ -30,6 +30,7 @@ extern "C" __global__ void saxpy(float a, const float* x, const float* y, float*
 void launch_args_solution(CUfunction saxpy, float a, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out, std::size_t n,
                           CUstream stream) {
   if (n == 0) return;
+  // [docs:launch_args_fix]
   // The launch's two numbers.
   struct Shape {
     unsigned long long elements;  // n: the kernel's parameter type, exactly (8 bytes)
@@ -39,6 +40,7 @@ void launch_args_solution(CUfunction saxpy, float a, CUdeviceptr x, CUdeviceptr 
   const auto blocks = static_cast<unsigned>((shape.elements + shape.block - 1) / shape.block);
   // One pointer per kernel parameter, in order: the driver copies each argument's value from it.
   void* args[] = {&a, &x, &y, &out, &shape.elements};
+  // [docs:end launch_args_fix]
   CU_CHECK(course::driver::api().cuLaunchKernel(saxpy, blocks, 1, 1, shape.block, 1, 1, 0, stream, args, nullptr));
 }
 
