@@ -647,10 +647,22 @@ TEST(StreamOrderReport, NamesTheWrongChunksAndWhatTheyHold) {
 
 using TwoStreams = ThreeQueues;  // the same signature as the three-queue exercise
 
+// The first launch of a kernel in a process loads its code (CUDA loads modules lazily), and the
+// load waits for the work already on the GPU: in a fresh process that would hold chunk 0's copy
+// out until its kernel is done, by accident, and hide the starter's bug for that chunk. One run
+// of the pipeline on one element first, so every hand-over the check sees is the code's own.
+void load_the_kernels_first() {
+  GpuSetup warm(1, 2, 13, 1);
+  warm.transform.launch = streams::testing::launch_late_transform;
+  streams::exercises::run_stream_order_solution(warm.host, warm.device, warm.transform, streams::split_chunks(1, 1),
+                                               warm.queues);
+}
+
 // The check runs the lesson's transform late (tests/late_transform.hpp): it writes nothing for
 // milliseconds after its stage starts, so a copy out that does not wait for it fails every run.
 // GpuExclusive: while it runs, no other test's copies share the copy engines with it.
 void expect_two_streams_match_cpu_exactly(TwoStreams run_two_streams) {
+  load_the_kernels_first();
   const std::uint64_t seed = course::fresh_seed();
   const std::pair<std::size_t, std::size_t> cases[] = {{1000003, 7}, {1, 1},       {5, 5},      {257, 2},
                                                        {4099, 16},   {65537, 64}, {1 << 20, 16}};
@@ -692,6 +704,7 @@ TEST(GpuExclusiveStreamOrder, StarterAsShippedFailsVerification) {
   const std::size_t n = 100003;
   const std::uint64_t seed = course::fresh_seed();
   SCOPED_TRACE("seed = " + std::to_string(seed));
+  load_the_kernels_first();
   GpuSetup setup(n, 2, 13, seed);
   setup.transform.launch = streams::testing::launch_late_transform;
   const std::vector<Chunk> chunks = streams::split_chunks(n, 7);
@@ -700,8 +713,9 @@ TEST(GpuExclusiveStreamOrder, StarterAsShippedFailsVerification) {
   const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
   EXPECT_FALSE(check.passed) << "the starter's copies out do not wait for their kernels: y should stay poisoned";
   // Every chunk's copy out waits only for the kernel before its own, so it runs while its own
-  // kernel spins: all of y comes back as poisoned.
-  EXPECT_EQ(check.nan_count, n) << wrong_chunks(setup.host.y.span(), setup.reference, chunks);
+  // kernel spins: y comes back poisoned (all of it; chunks 1 to 6 at the least, were the kernels
+  // not loaded first: load_the_kernels_first).
+  EXPECT_GE(check.nan_count, n - chunks[0].count) << wrong_chunks(setup.host.y.span(), setup.reference, chunks);
 }
 
 }  // namespace
