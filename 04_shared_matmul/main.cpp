@@ -130,7 +130,7 @@ int run(int argc, char** argv) {
     d.d_c = course::DeviceBuffer<float>(d.s.c_count(), "C");
     d.d_a.copy_from_host(d.a), d.d_b.copy_from_host(d.b);
   });
-  lesson.add_ceiling(Target::gpu, [&] { return course::measure_cublas_sgemm(d.s.m, d.s.n, d.s.k, options.gpu_repeat()); });
+  lesson.add_ceiling(Target::gpu, [&] { return course::measure_cublas_sgemm(d.s.m, d.s.n, d.s.k, options.gpu_repeat(), options.flush_l2); });
   lesson.add_fma_ceiling(course::Precision::fp32);
   auto& cublas = lesson.add_setup("cuBLAS handle (cublasCreate)", [] { return course::CublasHandle(); });
   const auto chosen = add_gpu_rows(lesson, d, selected, inputs, cublas);

@@ -1,6 +1,7 @@
 // cuBLAS SGEMM in true FP32, row-major through the C^T = B^T A^T identity, and its ceiling.
 #include "course/cublas_ceiling.hpp"
 
+#include <optional>
 #include <string>
 
 #include "course/check.hpp"
@@ -63,7 +64,7 @@ void sgemm_row_major(const CublasHandle& handle, int m, int n, int k, const floa
   CUBLAS_CHECK(cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k, &beta, c, n));
 }
 
-Ceiling measure_cublas_sgemm(int m, int n, int k, const RepeatOptions& options) {
+Ceiling measure_cublas_sgemm(int m, int n, int k, const RepeatOptions& options, bool flush_l2) {
   const auto count = [](int rows, int cols) { return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols); };
   DeviceBuffer<float> a(count(m, k), "cuBLAS ceiling A"), b(count(k, n), "cuBLAS ceiling B"),
       c(count(m, n), "cuBLAS ceiling C");
@@ -71,15 +72,19 @@ Ceiling measure_cublas_sgemm(int m, int n, int k, const RepeatOptions& options) 
   fill(a, 1u, stream.get());
   fill(b, 2u, stream.get());
   CublasHandle handle;
-  const TimingStats stats =
-      time_device(options, stream.get(), [&] { sgemm_row_major(handle, m, n, k, a.data(), b.data(), c.data(), stream.get()); });
+  std::optional<L2Flusher> flusher;
+  if (flush_l2) flusher.emplace();
+  const TimingStats stats = time_device(
+      options, stream.get(), [&] { sgemm_row_major(handle, m, n, k, a.data(), b.data(), c.data(), stream.get()); },
+      flusher ? &*flusher : nullptr);
 
   Ceiling ceiling;
   ceiling.name = "cublas_sgemm";
   ceiling.unit = "GFLOP/s";
   ceiling.value = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (stats.median_ms * 1e6);
   ceiling.description = "cuBLAS SGEMM, FP32 (CUBLAS_PEDANTIC_MATH: no TF32), " + std::to_string(m) + " x " +
-                        std::to_string(n) + " x " + std::to_string(k) + ", median of " + std::to_string(stats.reps);
+                        std::to_string(n) + " x " + std::to_string(k) + ", " + (flush_l2 ? "L2 flushed" : "L2 warm") +
+                        ", median of " + std::to_string(stats.reps);
   return ceiling;
 }
 

@@ -49,6 +49,10 @@ void sgemm_row_major(const CublasHandle& handle, int m, int n, int k, const floa
 
 // Times sgemm_row_major on random inputs of this shape: Ceiling "cublas_sgemm", in GFLOP/s
 // (2 m n k / median time). Allocates its own A, B, C (throws if they do not fit).
-Ceiling measure_cublas_sgemm(int m, int n, int k, const RepeatOptions& options);
+// Timed as the lessons time their rows: with flush_l2, the L2 is flushed before each call, and
+// the flush also keeps the GPU busy while the host enqueues the call. Without anything queued
+// before it, the start event would fire at once and the interval would include cuBLAS's own host
+// work (choosing and launching its kernel: microseconds), a large share of a small GEMM.
+Ceiling measure_cublas_sgemm(int m, int n, int k, const RepeatOptions& options, bool flush_l2 = true);
 
 }  // namespace course
