@@ -713,9 +713,8 @@ TEST(GpuExclusiveStreamOrder, StarterAsShippedFailsVerification) {
   const auto check = course::verify(setup.host.y.span(), setup.reference, course::Tolerance::exact());
   EXPECT_FALSE(check.passed) << "the starter's copies out do not wait for their kernels: y should stay poisoned";
   // Every chunk's copy out waits only for the kernel before its own, so it runs while its own
-  // kernel spins: y comes back poisoned (all of it; chunks 1 to 6 at the least, were the kernels
-  // not loaded first: load_the_kernels_first).
-  EXPECT_GE(check.nan_count, n - chunks[0].count) << wrong_chunks(setup.host.y.span(), setup.reference, chunks);
+  // kernel spins: all of y comes back poisoned (chunk 0 too, once the kernels are loaded first).
+  EXPECT_EQ(check.nan_count, n) << wrong_chunks(setup.host.y.span(), setup.reference, chunks);
 }
 
 }  // namespace
