@@ -4,15 +4,30 @@
 // Teaches: a GEMM library does not run one kernel at every size; it picks a configuration from
 // the shape (cuBLAS's heuristics, CUTLASS's profiler). At 256^3 kernel 11's 128 x 128 tiles are
 // 4 blocks for 132 SMs: 97% of the GPU idles, however fast each block is. Two remedies, in this
-// order, from a small table the launcher applies (plan_for below):
+// order, from a small table the launcher applies (plan_split_k below):
 //  1. smaller tiles where even a 4-way split of 128 x 128 tiles would leave SMs idle: 64 x 64
-//     (64 threads of 8 x 8 outputs: kernel 08's warp tile, two warps) makes 4 times as many
-//     blocks;
+//     tiles of 128 threads, each 4 x 8 outputs (4 warps of 32 x 32: kernel 08's warp tile with
+//     one group of 4 rows per thread instead of two), make 4 times as many blocks;
 //  2. split-K: when even those do not fill the SMs, each tile's k-steps are cut into S slices,
-//     one block per (tile, slice), S chosen so that every SM gets about 4 warps (one 128 x 128
-//     block of 8 warps, or two 64 x 64 blocks of 2: a block of 2 warps alone would leave two of
-//     the SM's four schedulers idle) and every slice keeps at least kMinStepsPerSlice k-steps.
+//     one block per (tile, slice), S chosen so that every SM gets about kWarpsPerSm = 8 warps
+//     (one 128 x 128 block of 8 warps, or two 64 x 64 blocks of 4: two warps for each of the
+//     SM's four schedulers) and every slice keeps at least kMinStepsPerSlice k-steps.
 // With enough tiles (at least one per SM at 128 x 128) the launcher runs kernel 11 unchanged.
+// Both split lines run one kernel template, split_k_kernel, with the pipeline of kernel 08
+// (cp_async_tile.cuh): 128 x 128 tiles of 256 threads of 8 x 8 outputs, or 64 x 64 tiles of
+// 128 threads of 4 x 8.
+//
+// Why the 64 x 64 line looks like this (measured on the H100 in docs/data/h100-2026-11-27-d/,
+// against the 64-thread block of 8 x 8 outputs and the unbatched sum it replaced): at 512^3
+// the work is too small for the FMA rate to set the time; latency does. The old block of
+// 2 warps, two per SM, left each of an SM's four schedulers about one warp to issue from, and
+// each thread ran its 8 x 8 sums over its slice (128 of k at S = 4) as one serial chain of
+// 64 x 128 = 8,192 FMAs. 128 threads on the same 64 x 64 tile halve the chain (4 x 8 outputs,
+// 4,096 FMAs) and double the warps (8 per SM at the same S). And the last block's sum read one
+// float4 of a thread's outputs at a time, slice after slice: about 16 L2 round trips one after
+// another (one per float4); now it issues a slice's loads, kSumBatch float4 at a time (all of
+// them for 4 x 8 outputs), before their additions, so the sum costs about S round trips. The
+// order of the additions did not change.
 //
 // Summing the slices without waiting and in a fixed order: each block writes its partial tile
 // to a workspace, then counts itself in on the tile (one atomicAdd on a counter per tile). The
@@ -23,10 +38,12 @@
 // the launcher's; two split_k launches must not run at the same time, which the lesson, its tests
 // and its sweep never do.)
 //
-// Resources (sm_90, nvcc 13, `nvcc -Xptxas -v`): the 64 x 64 kernel (64 threads,
-// __launch_bounds__(64)) 161 registers (float4) / 167 (scalar); the 128 x 128 one (256 threads,
-// __launch_bounds__(256, 2)) 126 / 125; no spills (0 bytes of spill stores and loads). Shared
-// memory: 3 stages x (16 x (BM + 4) + 16 x BN) floats: 25,344 bytes (64 x 64), 49,920 (128 x 128).
+// Resources (sm_90, nvcc 13, `nvcc -Xptxas -v`): the 64 x 64 instance (128 threads,
+// __launch_bounds__(128)) 116 registers (float4 B loads) / 118 (scalar); the 128 x 128 one
+// (256 threads, __launch_bounds__(256, 2), at most 128 registers) 128 / 128; no spills in any of
+// the four (0 bytes of spill stores and loads). The 128 x 128 instance spilled with all 16 of a
+// thread's float4 in one batch of the sum, hence kSumBatch. Shared memory: 3 stages x
+// (16 x (BM + 4) + 16 x BN) floats: 25,344 bytes (64 x 64), 49,920 (128 x 128).
 #include <algorithm>
 #include <mutex>
 
@@ -40,15 +57,23 @@ namespace {
 
 constexpr int BK = 16, kStages = 3;
 constexpr int kMinStepsPerSlice = 2;  // 32 of k: shorter slices would cost more in the sum than they save
+constexpr int kWarpsPerSm = 8;        // what the split aims at: two warps for each of an SM's 4 schedulers
+constexpr int kSumBatch = 8;          // float4 of a thread's partials the last block loads at once
 constexpr int kMaxSplitTiles = 4096;  // counters; split-K is used only when tiles < SMs
 constexpr std::size_t kWorkspaceFloats = std::size_t{8} << 20;  // 32 MiB of partial tiles, at most
 
 __device__ unsigned slice_counts[kMaxSplitTiles] = {};  // blocks of a tile done, reset by the last one
 
-template <int BM, int BN>
-constexpr int shared_bytes() {
-  return kStages * (BK * (BM + 4) + BK * BN) * static_cast<int>(sizeof(float));
-}
+// A line of the table: BM x BN tiles, warps of WM x WN, each thread TM x 8 outputs.
+template <int BM_, int BN_, int WM_, int WN_, int TM_, int kMinBlocks_>
+struct TileLine {
+  static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, TM = TM_, kMinBlocks = kMinBlocks_;
+  static constexpr int kThreads = detail::WarpTileLayout<BM, BN, WM, WN, TM>::kThreads;
+  static constexpr int kWarps = kThreads / 32;
+  static constexpr int kBytes = kStages * (BK * (BM + 4) + BK * BN) * static_cast<int>(sizeof(float));
+};
+using Tiles128 = TileLine<128, 128, 64, 32, 8, 2>;  // 256 threads of 8 x 8 (kernel 08's block)
+using Tiles64 = TileLine<64, 64, 32, 32, 4, 1>;     // 128 threads of 4 x 8
 
 struct SplitPlan {
   int splits;            // slices of each tile's k-steps (1: no split)
@@ -56,12 +81,12 @@ struct SplitPlan {
   float* workspace;      // splits x tiles partial tiles (only when splits > 1)
 };
 
-// [docs:split_k_sum]
-template <int BM, int BN, int WM, int WN, int kMinBlocks, bool kVec4>
-__global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThreads, kMinBlocks)
-    split_k_kernel(MatmulArgs p, SplitPlan plan) {
-  using Layout = detail::WarpTileLayout<BM, BN, WM, WN>;
-  constexpr int kThreads = Layout::kThreads, LDA = BM + 4, LDB = BN;
+template <class L, bool kVec4>
+__global__ void __launch_bounds__(L::kThreads, L::kMinBlocks) split_k_kernel(MatmulArgs p, SplitPlan plan) {
+  using Layout = detail::WarpTileLayout<L::BM, L::BN, L::WM, L::WN, L::TM>;
+  constexpr int kThreads = L::kThreads, LDA = L::BM + 4, LDB = L::BN;
+  constexpr int kQuads = 2 * L::TM;  // float4 of a thread's TM x 8 outputs
+  static_assert(kQuads % kSumBatch == 0, "the sum goes in whole batches");
   extern __shared__ __align__(16) float shared[];
   float* sA = shared;
   float* sB = shared + kStages * BK * LDA;
@@ -70,24 +95,26 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
   const int tile = static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x);
   const int tiles = static_cast<int>(gridDim.x * gridDim.y);
   const int slice = static_cast<int>(blockIdx.z);
-  const int m0 = static_cast<int>(blockIdx.y) * BM, n0 = static_cast<int>(blockIdx.x) * BN;
+  const int m0 = static_cast<int>(blockIdx.y) * L::BM, n0 = static_cast<int>(blockIdx.x) * L::BN;
   const Layout layout(tid);
-  const detail::AsyncATile<BM, BK, kThreads, LDA> a_tile(p, m0, tid);
-  const detail::AsyncBTile<BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
+  const detail::AsyncATile<L::BM, BK, kThreads, LDA> a_tile(p, m0, tid);
+  const detail::AsyncBTile<L::BN, BK, kThreads, LDB, kVec4> b_tile(p, n0, tid);
   const int k_first = slice * plan.steps / plan.splits, k_last = (slice + 1) * plan.steps / plan.splits;
 
-  float acc[8][8] = {};
-  detail::pipeline_k_steps<BK, kStages, LDA, LDB, WM, WN>(p, a_tile, b_tile, sA, sB, layout.m_first, layout.n_first,
-                                                         k_first, k_last, acc);
-  int rows[8], cols[2];
-  layout.output_coordinates(m0, n0, rows, cols);
+  float acc[L::TM][8] = {};
+  detail::pipeline_k_steps<BK, kStages, LDA, LDB, L::WM, L::WN>(p, a_tile, b_tile, sA, sB, layout.m_first,
+                                                               layout.n_first, k_first, k_last, acc);
   if (plan.splits > 1) {
-    // This slice's partial tile, thread by thread (16 float4 per thread, coalesced across threads).
-    float4* mine = reinterpret_cast<float4*>(plan.workspace) + (static_cast<std::size_t>(slice) * tiles + tile) * 16 * kThreads;
+    // Slice s's partial tile, thread by thread (kQuads float4 per thread, coalesced across threads).
+    auto partial = [&](int s) {
+      return reinterpret_cast<float4*>(plan.workspace) + (static_cast<std::size_t>(s) * tiles + tile) * kQuads * kThreads +
+             tid;
+    };
+    float4* mine = partial(slice);
 #pragma unroll
-    for (int q = 0; q < 16; ++q) {
+    for (int q = 0; q < kQuads; ++q) {
       const int i = q / 2, h = q % 2;
-      mine[q * kThreads + tid] = make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+      mine[q * kThreads] = make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
     }
     __threadfence();  // the partial reaches L2 before the count says so
     __syncthreads();
@@ -95,22 +122,38 @@ __global__ void __launch_bounds__(detail::WarpTileLayout<BM, BN, WM, WN>::kThrea
     __syncthreads();
     if (!last_block) return;  // another block of this tile will sum it
     __threadfence();          // the other slices' partials are visible to the reads below
+    // [docs:split_k_sum]
+    // The sum, kSumBatch float4 of the thread's outputs at a time (all 8 of a 4 x 8 thread, the
+    // 16 of an 8 x 8 one in two batches, which keeps the registers in bounds): a batch's loads
+    // from one slice are all issued before its additions, so they overlap instead of waiting one
+    // by one. Each output is still 0 + slice 0 + slice 1 + ... + slice S-1, in that order,
+    // whichever block arrived last.
 #pragma unroll
-    for (int q = 0; q < 16; ++q) {
-      const int i = q / 2, h = q % 2;
-      float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      for (int s = 0; s < plan.splits; ++s) {  // slice order, whichever block arrived last
-        const float4 v = __ldcg(reinterpret_cast<const float4*>(plan.workspace) +
-                                (static_cast<std::size_t>(s) * tiles + tile) * 16 * kThreads + q * kThreads + tid);
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    for (int q0 = 0; q0 < kQuads; q0 += kSumBatch) {
+      float4 sum[kSumBatch];
+#pragma unroll
+      for (int q = 0; q < kSumBatch; ++q) sum[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      for (int s = 0; s < plan.splits; ++s) {  // slice order
+        const float4* part = partial(s) + q0 * kThreads;
+        float4 v[kSumBatch];
+#pragma unroll
+        for (int q = 0; q < kSumBatch; ++q) v[q] = __ldcg(part + q * kThreads);  // all in flight at once
+#pragma unroll
+        for (int q = 0; q < kSumBatch; ++q) sum[q].x += v[q].x, sum[q].y += v[q].y, sum[q].z += v[q].z, sum[q].w += v[q].w;
       }
-      acc[i][4 * h] = sum.x, acc[i][4 * h + 1] = sum.y, acc[i][4 * h + 2] = sum.z, acc[i][4 * h + 3] = sum.w;
+#pragma unroll
+      for (int q = 0; q < kSumBatch; ++q) {
+        const int i = (q0 + q) / 2, h = (q0 + q) % 2;
+        acc[i][4 * h] = sum[q].x, acc[i][4 * h + 1] = sum[q].y, acc[i][4 * h + 2] = sum[q].z, acc[i][4 * h + 3] = sum[q].w;
+      }
     }
+    // [docs:end split_k_sum]
     if (tid == 0) slice_counts[tile] = 0;  // ready for the next launch (kernel boundaries order it)
   }
-  detail::store_8x8<kVec4>(p, acc, rows, cols);
+  int rows[L::TM], cols[2];
+  layout.output_coordinates(m0, n0, rows, cols);
+  detail::store_rows<kVec4>(p, acc, rows, cols);
 }
-// [docs:end split_k_sum]
 
 int sm_count() {
   int device = 0, count = 0;
@@ -134,23 +177,21 @@ float* workspace() {
   return buffer.data;
 }
 
-template <int BM, int BN, int WM, int WN, int kMinBlocks>
+template <class L>
 void launch_tiles(const MatmulArgs& args, int splits, cudaStream_t stream) {
-  constexpr int kThreads = detail::WarpTileLayout<BM, BN, WM, WN>::kThreads;
-  constexpr int kBytes = shared_bytes<BM, BN>();
   static std::once_flag vec_flag, scalar_flag;
-  const dim3 grid(detail::ceil_div(args.n, BN), detail::ceil_div(args.m, BM), splits);
+  const dim3 grid(detail::ceil_div(args.n, L::BN), detail::ceil_div(args.m, L::BM), splits);
   const SplitPlan plan{splits, std::max(1, detail::ceil_div(args.k, BK)), splits > 1 ? workspace() : nullptr};
   auto launch = [&](auto kernel, std::once_flag& flag) {
     std::call_once(flag, [&] {
-      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes));
     });
-    kernel<<<grid, kThreads, kBytes, stream>>>(args, plan);
+    kernel<<<grid, L::kThreads, L::kBytes, stream>>>(args, plan);
   };
   if (detail::float4_ok(args)) {
-    launch(split_k_kernel<BM, BN, WM, WN, kMinBlocks, true>, vec_flag);
+    launch(split_k_kernel<L, true>, vec_flag);
   } else {
-    launch(split_k_kernel<BM, BN, WM, WN, kMinBlocks, false>, scalar_flag);
+    launch(split_k_kernel<L, false>, scalar_flag);
   }
   CUDA_CHECK_LAUNCH("split_k_kernel");
 }
@@ -160,15 +201,16 @@ void launch_tiles(const MatmulArgs& args, int splits, cudaStream_t stream) {
 // [docs:split_k_plan]
 // The table: enough 128 x 128 tiles for every SM -> kernel 11; else 128 x 128 tiles if a split
 // into at most 4 slices fills the SMs, else 64 x 64; then, with fewer blocks than the SMs hold,
-// split K: about 4 warps per SM (one 128 x 128 block of 8 warps, or two 64 x 64 blocks of 2),
-// each slice at least kMinStepsPerSlice k-steps.
+// split K: about kWarpsPerSm warps per SM (one 128 x 128 block of 8 warps, or two 64 x 64 blocks
+// of 4), each slice at least kMinStepsPerSlice k-steps.
 SplitKPlan plan_split_k(int m, int n, int k, int sms) {
   const long long tiles128 = static_cast<long long>(detail::ceil_div(m, 128)) * detail::ceil_div(n, 128);
   if (tiles128 >= sms) return {SplitKPlan::kWideThread, 128, 1};
   const int tile = 4 * tiles128 >= sms ? 128 : 64;
   const long long tiles = static_cast<long long>(detail::ceil_div(m, tile)) * detail::ceil_div(n, tile);
   const int steps = std::max(1, detail::ceil_div(k, BK));
-  const long long blocks_wanted = static_cast<long long>(sms) * (tile == 128 ? 1 : 2);
+  const int block_warps = tile == 128 ? Tiles128::kWarps : Tiles64::kWarps;
+  const long long blocks_wanted = static_cast<long long>(sms) * kWarpsPerSm / block_warps;
   long long splits = std::max(1LL, blocks_wanted / tiles);
   splits = std::min<long long>(splits, std::max(1, steps / kMinStepsPerSlice));
   if (tiles > kMaxSplitTiles ||
@@ -184,8 +226,8 @@ void launch_split_k(const MatmulArgs& args, cudaStream_t stream) {
   const SplitKPlan plan = plan_split_k(args.m, args.n, args.k, sm_count());
   switch (plan.kind) {
     case SplitKPlan::kWideThread: launch_wide_thread(args, stream); break;
-    case SplitKPlan::kTiles128: launch_tiles<128, 128, 64, 32, 2>(args, plan.splits, stream); break;
-    case SplitKPlan::kTiles64: launch_tiles<64, 64, 64, 32, 1>(args, plan.splits, stream); break;
+    case SplitKPlan::kTiles128: launch_tiles<Tiles128>(args, plan.splits, stream); break;
+    case SplitKPlan::kTiles64: launch_tiles<Tiles64>(args, plan.splits, stream); break;
   }
 }
 

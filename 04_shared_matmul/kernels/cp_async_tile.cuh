@@ -5,10 +5,11 @@
 //  2. AsyncATile, AsyncBTile: one BK-deep tile of A (transposed into sA[k][m]) and of B (sB[k][n])
 //     copied with it, zeros copied in at the edges, so the inner loop has no bounds checks;
 //  3. WarpTileLayout, multiply_slice: the warp tile of kernel 06 (a warp covers a compact 64 x 32
-//     sub-tile, each thread 8 x 8 outputs) and the FMAs of one BK-deep slice;
+//     sub-tile, each thread 8 x 8 outputs; or 32 x 32 of 4 x 8 outputs) and the FMAs of one
+//     BK-deep slice;
 //  4. pipeline_k_steps: the kStages-deep pipeline over a range of k-steps of one block tile
 //     (kernel 08 runs it over the whole tile, kernel 10 over its block's share, kernel 12 over a slice);
-//  5. store_8x8 (from tile_io.cuh): a thread's outputs into C, float4 stores where legal.
+//  5. store_8x8, store_rows (from tile_io.cuh): a thread's outputs into C, float4 stores where legal.
 // Each piece is a small __forceinline__ function or struct: the kernels that use them compile to
 // the code they would have written out themselves. Kernels 05 to 07 move their tiles through
 // registers instead (tile_io.cuh). The docs marker comments below bracket what
@@ -20,7 +21,7 @@
 #include <cstddef>
 
 #include "matmul.hpp"
-#include "tile_io.cuh"  // store_8x8
+#include "tile_io.cuh"  // store_8x8, store_rows
 
 namespace matmul::detail {
 
@@ -147,13 +148,16 @@ struct AsyncBTile {
 // ---- The warp tile (kernel 06) ----------------------------------------------------------------
 // A warp covers a compact WM x WN sub-tile (64 x 32: 8 x 4 threads, each 8 x 8 outputs as 2 x 2
 // groups of 4 x 4): per k its float4 reads touch 8 addresses of A and 4 of B, one wavefront each.
-// Where a thread's 8 x 8 outputs lie in the block's BM x BN tile.
-template <int BM, int BN, int WM, int WN>
+// Where a thread's TM x 8 outputs lie in the block's BM x BN tile: TM = 8 (kernel 06's thread
+// tile, two groups of 4 rows) or TM = 4 (one group of 4 rows; kernel 12's 64 x 64 block, warps
+// of 32 x 32).
+template <int BM, int BN, int WM, int WN, int TM = 8>
 struct WarpTileLayout {
-  static_assert((WM / 8) * (WN / 8) == 32, "a warp's 32 threads, 8 x 8 outputs each, cover WM x WN");
+  static_assert(TM == 4 || TM == 8, "a thread's rows: one or two groups of 4");
+  static_assert((WM / TM) * (WN / 8) == 32, "a warp's 32 threads, TM x 8 outputs each, cover WM x WN");
   static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block tile");
   static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
-  int m_first, n_first;  // rows m_first + {0..3} and m_first + WM/2 + {0..3}; columns likewise with WN/2
+  int m_first, n_first;  // rows m_first + {0..3} (and m_first + WM/2 + {0..3} when TM = 8); columns likewise with WN/2
 
   __device__ __forceinline__ explicit WarpTileLayout(int tid) {
     const int warp = tid / 32, lane = tid % 32;
@@ -163,31 +167,32 @@ struct WarpTileLayout {
     n_first = wn * WN + tx * 4;
   }
 
-  __device__ __forceinline__ void output_coordinates(int m0, int n0, int (&rows)[8], int (&cols)[2]) const {
+  __device__ __forceinline__ void output_coordinates(int m0, int n0, int (&rows)[TM], int (&cols)[2]) const {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       rows[i] = m0 + m_first + i;
-      rows[4 + i] = m0 + m_first + WM / 2 + i;
+      if constexpr (TM == 8) rows[4 + i] = m0 + m_first + WM / 2 + i;
     }
     cols[0] = n0 + n_first;
     cols[1] = n0 + n_first + WN / 2;
   }
 };
 
-// acc += the BK-deep slice: sA[k * LDA + m] (A transposed), sB[k * LDB + n].
-template <int BK, int LDA, int LDB, int WM, int WN>
+// acc += the BK-deep slice: sA[k * LDA + m] (A transposed), sB[k * LDB + n]; the thread's TM rows
+// as WarpTileLayout places them.
+template <int BK, int LDA, int LDB, int WM, int WN, int TM>
 __device__ __forceinline__ void multiply_slice(const float* sA, const float* sB, int m_first, int n_first,
-                                               float (&acc)[8][8]) {
+                                               float (&acc)[TM][8]) {
 #pragma unroll
   for (int kk = 0; kk < BK; ++kk) {
     const float4 a0 = *reinterpret_cast<const float4*>(&sA[kk * LDA + m_first]);
-    const float4 a1 = *reinterpret_cast<const float4*>(&sA[kk * LDA + m_first + WM / 2]);
+    const float4 a1 = TM == 8 ? *reinterpret_cast<const float4*>(&sA[kk * LDA + m_first + WM / 2]) : a0;
     const float4 b0 = *reinterpret_cast<const float4*>(&sB[kk * LDB + n_first]);
     const float4 b1 = *reinterpret_cast<const float4*>(&sB[kk * LDB + n_first + WN / 2]);
-    const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+    const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};  // TM = 4: the first 4
     const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < TM; ++i) {
 #pragma unroll
       for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
@@ -199,10 +204,10 @@ __device__ __forceinline__ void multiply_slice(const float* sA, const float* sB,
 // flight while tile t is multiplied. cp.async.commit_group closes a group of copies,
 // cp.async.wait_group N waits until at most N groups are still in flight, and a __syncthreads()
 // after it makes the other threads' copies visible. k-steps k_first .. k_last - 1 of one block tile.
-template <int BK, int kStages, int LDA, int LDB, int WM, int WN, class ATile, class BTile>
+template <int BK, int kStages, int LDA, int LDB, int WM, int WN, class ATile, class BTile, int TM>
 __device__ __forceinline__ void pipeline_k_steps(const MatmulArgs& p, const ATile& a_tile, const BTile& b_tile,
                                                  float* sA, float* sB, int m_first, int n_first, int k_first,
-                                                 int k_last, float (&acc)[8][8]) {
+                                                 int k_last, float (&acc)[TM][8]) {
   constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
   // [docs:cp_async_pipeline]
   // Prologue: the first kStages - 1 tiles in flight (a group is committed even when empty, so

@@ -1,6 +1,6 @@
-// Moving tiles of A and B into shared memory through registers, and a thread's 8 x 8 outputs
-// out to C: shared by kernels 05 to 07 (kernels 08 to 12 copy with cp.async, cp_async_tile.cuh,
-// and write their outputs with this file's store_8x8).
+// Moving tiles of A and B into shared memory through registers, and a thread's 8 x 8 (or 4 x 8)
+// outputs out to C: shared by kernels 05 to 07 (kernels 08 to 12 copy with cp.async,
+// cp_async_tile.cuh, and write their outputs with this file's store_8x8 and store_rows).
 //
 // Teaches:
 //  - coalescing: the threads of a warp read consecutive addresses of one row, so a warp's
@@ -125,13 +125,13 @@ struct BTileLoader {
   }
 };
 
-// Writes a thread's 8 x 8 results: rows[i] and cols[j] are the C coordinates of acc[i][j], in
+// Writes a thread's TM x 8 results: rows[i] and cols[j] are the C coordinates of acc[i][j], in
 // two groups of 4 consecutive columns (cols[0..3], cols[4..7]); float4 stores where legal.
-template <bool kVec4>
-__device__ __forceinline__ void store_8x8(const MatmulArgs& p, const float (&acc)[8][8], const int (&rows)[8],
-                                          const int (&col_groups)[2]) {
+template <bool kVec4, int TM>
+__device__ __forceinline__ void store_rows(const MatmulArgs& p, const float (&acc)[TM][8], const int (&rows)[TM],
+                                           const int (&col_groups)[2]) {
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < TM; ++i) {
     if (rows[i] >= p.m) continue;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -150,6 +150,13 @@ __device__ __forceinline__ void store_8x8(const MatmulArgs& p, const float (&acc
       }
     }
   }
+}
+
+// The 8 x 8 case, kernels 05 to 11's thread tile.
+template <bool kVec4>
+__device__ __forceinline__ void store_8x8(const MatmulArgs& p, const float (&acc)[8][8], const int (&rows)[8],
+                                          const int (&col_groups)[2]) {
+  store_rows<kVec4>(p, acc, rows, col_groups);
 }
 
 }  // namespace matmul::detail
