@@ -107,8 +107,8 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocks) split_k_kernel(Mat
   if (plan.splits > 1) {
     // Slice s's partial tile, thread by thread (kQuads float4 per thread, coalesced across threads).
     auto partial = [&](int s) {
-      return reinterpret_cast<float4*>(plan.workspace) + (static_cast<std::size_t>(s) * tiles + tile) * kQuads * kThreads +
-             tid;
+      const std::size_t first = (static_cast<std::size_t>(s) * tiles + tile) * kQuads * kThreads;
+      return reinterpret_cast<float4*>(plan.workspace) + first + tid;
     };
     float4* mine = partial(slice);
 #pragma unroll
@@ -139,12 +139,15 @@ __global__ void __launch_bounds__(L::kThreads, L::kMinBlocks) split_k_kernel(Mat
 #pragma unroll
         for (int q = 0; q < kSumBatch; ++q) v[q] = __ldcg(part + q * kThreads);  // all in flight at once
 #pragma unroll
-        for (int q = 0; q < kSumBatch; ++q) sum[q].x += v[q].x, sum[q].y += v[q].y, sum[q].z += v[q].z, sum[q].w += v[q].w;
+        for (int q = 0; q < kSumBatch; ++q) {
+          sum[q].x += v[q].x, sum[q].y += v[q].y, sum[q].z += v[q].z, sum[q].w += v[q].w;
+        }
       }
 #pragma unroll
       for (int q = 0; q < kSumBatch; ++q) {
         const int i = (q0 + q) / 2, h = (q0 + q) % 2;
-        acc[i][4 * h] = sum[q].x, acc[i][4 * h + 1] = sum[q].y, acc[i][4 * h + 2] = sum[q].z, acc[i][4 * h + 3] = sum[q].w;
+        acc[i][4 * h] = sum[q].x, acc[i][4 * h + 1] = sum[q].y;
+        acc[i][4 * h + 2] = sum[q].z, acc[i][4 * h + 3] = sum[q].w;
       }
     }
     // [docs:end split_k_sum]
