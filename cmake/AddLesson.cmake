@@ -106,6 +106,11 @@ function(add_lesson name)
     target_compile_definitions(${name}_tests PRIVATE ${LESSON_TEST_DEFINITIONS})
   endif()
   course_register_gtests(${name}_tests ${name})
+  # The lesson's sanitizer and GPU-probe tests ask course_device_info whether a GPU is usable:
+  # building one lesson (its program or its tests) builds that probe too, so ctest -R <lesson>
+  # after a single lesson's build runs them instead of failing on a missing program.
+  add_dependencies(${name} course_device_info)
+  add_dependencies(${name}_tests course_device_info)
 
   # Tools: programs on the lesson's library and the course's helpers (a tuning benchmark).
   foreach(tool_source IN LISTS LESSON_TOOLS)

@@ -10,6 +10,9 @@ if(DEFINED ENV{COURSE_REQUIRE_GPU} AND NOT "$ENV{COURSE_REQUIRE_GPU}" STREQUAL "
   set(required ON)
 endif()
 
+if(NOT EXISTS "${PROBE}")
+  message(FATAL_ERROR "the GPU probe ${PROBE} is not built: cmake --build --preset release --target course_device_info")
+endif()
 execute_process(COMMAND "${PROBE}" --has-gpu RESULT_VARIABLE has_gpu OUTPUT_VARIABLE reason
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT has_gpu EQUAL 0 AND NOT has_gpu EQUAL 1)
