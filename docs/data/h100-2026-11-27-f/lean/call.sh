@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Call 6 (2026-11-27, evening): 05 hist_streamed_one_launch (nothing waits for the clearing, one test
+# per four counts) and hist_streamed_lean (the test alone) beside step 5: runs at 4096^2 (three) and
+# the classic size, GPU tests, sanitizers. Everything under /tmp/c6, tarred into $OUT.
+source build/devtools/setup.sh
+R=/tmp/c6; rm -rf $R; mkdir -p $R/runs
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; date -u; echo "tree: $(cat build/devtools/REV)"; } > $R/machine.txt
+t0=$(date +%s)
+step() { echo "$1 rc=$2 $(( $(date +%s) - t0 )) s" >> $R/steps.txt; }
+pack() { (cd /tmp && tar czf $OUT/c6.tgz c6); }
+B=build/release/bin
+cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/configure.log 2>&1
+cmake --build build/release -j16 --target 05_mandelbrot 05_mandelbrot_tests course_device_info > $R/build.log 2>&1
+rc=$?; step "build (warnings $(grep -c warning $R/build.log))" $rc
+for x in a b c; do
+timeout 60 $B/05_mandelbrot --width 4096 --height 4096 --iters 1000 --histogram --precision float --kernel mandel_fast --skip-cpu --json $R/runs/r05_hist_4096_$x.json > $R/runs/r05_hist_4096_$x.txt 2>&1; step r05_hist_4096_$x $?
+done
+timeout 60 $B/05_mandelbrot --histogram --precision float --kernel mandel_fast --skip-cpu --json $R/runs/r05_hist_classic.json > $R/runs/r05_hist_classic.txt 2>&1; step r05_hist_classic $?
+pack
+COURSE_REQUIRE_GPU=1 timeout 150 ctest --test-dir build/release -j8 -R '^05_mandelbrot\.' -L 'gpu|sanitizer' > $R/ctest05.log 2>&1; step ctest05 $?
+echo "$(grep -E 'tests passed|tests failed' $R/ctest05.log)" >> $R/steps.txt
+echo "total $(( $(date +%s) - t0 )) s" >> $R/steps.txt
+pack
