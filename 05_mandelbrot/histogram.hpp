@@ -10,6 +10,8 @@
 //   kernels/08_hist_private_streamed.cu step 5: step 2 with 4 loads in flight, one block per SM
 //   kernels/12_hist_runs.cu            step 6: 16 neighbouring counts per thread, one atomic per run
 //   kernels/13_hist_one_launch.cu      step 7: step 6 zeroing the histogram itself (one launch)
+//   kernels/14_hist_streamed_lean.cu   step 8: step 5 with one test for a load's four counts
+//   kernels/15_hist_streamed_one_launch.cu step 9: step 8 in one launch that waits for nothing
 //   kernels/09_hist_cub.cu             the library row: cub::DeviceHistogram::HistogramEven
 //   kernels/10_cdf_block_scan.cu       the CDF by one block's scan
 //   kernels/11_cdf_cub.cu              the library row: cub::DeviceScan::InclusiveSum

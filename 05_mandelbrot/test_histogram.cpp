@@ -266,8 +266,9 @@ TEST_P(GpuHistogramKernel, AllCountsInOneBin) {
 TEST_P(GpuHistogramKernel, AnyLengthAndAlignment) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   const HistogramKernel& kernel = *GetParam();
-  for (const std::size_t n : {std::size_t{0}, std::size_t{2}, std::size_t{5}, std::size_t{4097}, (std::size_t{1} << 20) + 3}) {
-    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{4097},
+                              (std::size_t{1} << 20) + 3}) {
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}}) {  // 0, 4, 8, 12 bytes past 16-aligned
       const auto counts = skewed_counts(n, 300, static_cast<unsigned>(n + offset));
       EXPECT_EQ(gpu_histogram(kernel, counts, 301, offset), naive_histogram(counts, 301))
           << kernel.name << ": " << n << " counts, " << offset << " past an aligned address";
@@ -353,14 +354,15 @@ std::string kernel_case_name(const testing::TestParamInfo<const HistogramKernel*
 }
 INSTANTIATE_TEST_SUITE_P(Registry, GpuHistogramKernel, testing::ValuesIn(histogram_kernels()), kernel_case_name);
 
-// Step 7 (hist_one_launch) keeps state between launches: the blocks' ticket counter, which must
-// be back at 0 after each launch, and the flag holding the number of the launch whose histogram
-// is zeroed. Launches of 1 block, a few and the full grid, one after another, each from a poisoned
+// The steps that zero the histogram themselves (7, hist_one_launch, and 9,
+// hist_streamed_one_launch) keep state between launches: the blocks' ticket counter, which must be
+// back at 0 after each launch, and the flag holding the number of the launch whose histogram is
+// zeroed. Launches of 1 block, a few and the full grid, one after another, each from a poisoned
 // histogram: a counter left off 0 would leave the histogram unzeroed (or hang), a stale flag would
 // let a merge start before the zeroing.
 TEST(GpuHistogramOneLaunch, BackToBackLaunchesOfEveryGridSize) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  for (const std::string name : {"hist_one_launch"}) {
+  for (const std::string name : {"hist_one_launch", "hist_streamed_one_launch"}) {
     const HistogramKernel* kernel = nullptr;
     for (const HistogramKernel& k : mandelbrot::histogram::kHistogramKernels) {
       if (k.name == name) kernel = &k;
