@@ -1,4 +1,4 @@
-// Microbenchmark (histmerge.cu on the legacy and a non-blocking stream, flush buffer 0x01 or zeros): what a privatised histogram of 64 MiB of Mandelbrot escape counts spends beyond
+// Microbenchmark, bare timing loop (legacy and non-blocking stream; flush buffer 0x01 bytes or zeros): what a privatised histogram of 64 MiB of Mandelbrot escape counts spends beyond
 // a plain read: the counting, and the merge of 132 private copies by global atomics. Not course code.
 #include <cstdio>
 #include <cstdint>
