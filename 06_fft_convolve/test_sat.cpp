@@ -241,7 +241,7 @@ TEST(GpuSummedAreaTable, WholeNumbersGiveTheExactTableOnEveryBuild) {
     int width, height;
   };
   const Case cases[] = {{1, 1},     {31, 33},  {512, 16}, {513, 17}, {511, 15},  {1023, 1025},
-                        {4097, 33}, {2, 4000}, {5, 4001}, {4608, 3}, {1536, 1024}};
+                        {4097, 33}, {2, 4000}, {5, 4001}, {4608, 3}, {1536, 1024}, {256, 32}, {257, 33}, {255, 31}, {4100, 4000}};
   const Filter box = fft_convolve::box_filter(3);
   for (const auto& kernel : fft_convolve::kernels()) {
     if (!is_sat(kernel)) continue;
