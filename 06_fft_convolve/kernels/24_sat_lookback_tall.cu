@@ -88,15 +88,19 @@ __device__ __forceinline__ void look_back(int top, FlagOf flag_of, ValueOf value
 }
 
 // Publish what this warp's lanes stored before the call: every store visible before the flag.
+// kLean: no fence of the whole warp before the release store; the warp's barrier orders its
+// lanes' stores before lane 0's release (as a grid barrier orders a block's stores before its
+// one thread's fence), so one fence, not two.
+template <bool kLean = false>
 __device__ __forceinline__ void publish(int* flag, int value) {
-  __threadfence();
+  if (!kLean) __threadfence();
   __syncwarp();
   if (threadIdx.x % 32 == 0) store_release(flag, value);
 }
 
 // The tile: kRows rows x kThreads * kColumns columns, kColumns neighbouring columns a thread.
 // kEarly: a full tile's bottom table row stored and published before its other rows.
-template <int kRows, int kColumns, bool kEarly>
+template <int kRows, int kColumns, bool kEarly, bool kLean = false>
 __global__ void __launch_bounds__(kThreads, 2)
     sat_lookback_tall(const float* __restrict__ in, double* table, Tiles t, int height, int width, bool vectors) {
   static_assert(kRows <= 32 && (kColumns == 1 || kColumns == 2), "lane i of warp 0 carries row i");
@@ -167,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     if (tile > 0) {
       if (lane < kRows) t.row_aggregate[mine] = total;
-      publish(&t.carry_flags[band * t.tiles + tile], kAggregate);
+      publish<kLean>(&t.carry_flags[band * t.tiles + tile], kAggregate);
       look_back(
           tile - 1, [&](int k) { return &t.carry_flags[band * t.tiles + k]; },
           [&](int k, bool finished, int) {
@@ -178,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     if (tile + 1 < t.tiles) {
       if (lane < kRows) t.carry[mine] = left[0] + total;
-      publish(&t.carry_flags[band * t.tiles + tile], kInclusive);
+      publish<kLean>(&t.carry_flags[band * t.tiles + tile], kInclusive);
     }
     if (lane < kRows) left_of_row[lane] = left[0];
   }
@@ -204,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int j = 0; j < kColumns; ++j) {
       if (c + j < width) t.aggregate[row + c + j] = down[j];
     }
-    publish(&t.column_flags[band * t.chunks + chunk], kAggregate);
+    publish<kLean>(&t.column_flags[band * t.chunks + chunk], kAggregate);
   }
 
   // (6) above(c): the look-back up the column, one warp per kChunk columns.
@@ -236,7 +240,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   };
   if (kEarly && below_waits) {  // a band below exists, so all kRows rows of this tile are inside
     store_row(kRows - 1);
-    publish(&t.column_flags[band * t.chunks + chunk], kInclusive);
+    publish<kLean>(&t.column_flags[band * t.chunks + chunk], kInclusive);
 #pragma unroll
     for (int i = 0; i < kRows - 1; ++i) store_row(i);
     return;
@@ -246,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (r0 + i >= height) break;
     store_row(i);
   }
-  if (below_waits) publish(&t.column_flags[band * t.chunks + chunk], kInclusive);
+  if (below_waits) publish<kLean>(&t.column_flags[band * t.chunks + chunk], kInclusive);
 }
 
 struct Shape {
@@ -270,7 +274,7 @@ std::size_t scratch_doubles(int height, int width) {
          2 * static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows + (s.flags + 1) / 2;
 }
 
-template <int kRows, int kColumns, bool kEarly>
+template <int kRows, int kColumns, bool kEarly, bool kLean = false>
 void build(const float* in, double* table, int height, int width, double* scratch, cudaStream_t stream) {
   const Shape s = shape_of<kRows, kColumns>(height, width);
   const std::size_t carries = static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows;
@@ -286,7 +290,7 @@ void build(const float* in, double* table, int height, int width, double* scratc
   const bool vectors = width % kColumns == 0 && reinterpret_cast<std::uintptr_t>(in) % 8 == 0 &&
                        reinterpret_cast<std::uintptr_t>(table) % 16 == 0;
   const auto blocks = static_cast<unsigned>(s.bands) * static_cast<unsigned>(s.tiles);
-  sat_lookback_tall<kRows, kColumns, kEarly><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, vectors);
+  sat_lookback_tall<kRows, kColumns, kEarly, kLean><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, vectors);
   CUDA_CHECK_LAUNCH("sat_lookback_tall");
 }
 
@@ -295,6 +299,11 @@ void build(const float* in, double* table, int height, int width, double* scratc
 std::unique_ptr<GpuConvolver> launch_sat_lookback_early(const GpuProblem& problem) {
   return detail::make_sat_box_whole(problem, &build<16, 2, true>, &scratch_doubles<16, 2>,
                                     "candidate: step 19 (16 x 512 tiles), a tile's bottom table row published before its other rows");
+}
+
+std::unique_ptr<GpuConvolver> launch_sat_lookback_lean(const GpuProblem& problem) {
+  return detail::make_sat_box_whole(problem, &build<16, 2, true, true>, &scratch_doubles<16, 2>,
+                                    "candidate: sat_lookback_early with one fence per publish (lane 0's release after the warp's barrier)");
 }
 
 std::unique_ptr<GpuConvolver> launch_sat_lookback_tall(const GpuProblem& problem) {
