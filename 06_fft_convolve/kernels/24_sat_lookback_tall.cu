@@ -306,6 +306,11 @@ std::unique_ptr<GpuConvolver> launch_sat_lookback_lean(const GpuProblem& problem
                                     "candidate: sat_lookback_early with one fence per publish (lane 0's release after the warp's barrier)");
 }
 
+std::unique_ptr<GpuConvolver> launch_sat_lookback_fence(const GpuProblem& problem) {
+  return detail::make_sat_box_whole(problem, &build<16, 2, false, true>, &scratch_doubles<16, 2>,
+                                    "candidate: sat_lookback with one fence per publish (lane 0's release after the warp's barrier)");
+}
+
 std::unique_ptr<GpuConvolver> launch_sat_lookback_tall(const GpuProblem& problem) {
   return detail::make_sat_box_whole(problem, &build<32, 1, true>, &scratch_doubles<32, 1>,
                                     "candidate: step 19 in 32 x 256 tiles (a quarter of the look-back's bytes), bottom row published first");
