@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -820,7 +821,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuBlockedAtFilterSize, ::testing::Val
 TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed",
-                           "direct_register_2d", "separable_register"}) {
+                           "direct_register_2d", "separable_register", "direct_register_lean"}) {
     for (const int k : {5, std::string(name) == "direct_small" ? 7 : 31}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
@@ -920,6 +921,78 @@ TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// ---- GPU: step 23 (candidate), direct_register_lean: step 20's sums, bit for bit ------------------
+
+// The index of the first float whose bits differ, or -1.
+std::ptrdiff_t first_bit_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::uint32_t x = 0, y = 0;
+    std::memcpy(&x, &a[i], sizeof x);
+    std::memcpy(&y, &b[i], sizeof y);
+    if (x != y) return static_cast<std::ptrdiff_t>(i);
+  }
+  return -1;
+}
+
+// Step 23 moves step 20's tile (its origin the radius rounded up to a float4 left of the
+// outputs, 16-byte copies where the width is a multiple of 4, gaps in the shared rows up to
+// K = 29) and its tap loads (the previous filter row kept in registers up to K = 23), but every
+// output takes the same multiply-adds in the same order: its results must equal step 20's bit
+// for bit, at every compiled K. The images: widths that are not multiples of 4 (769, 4097, 31,
+// 1: the 4-byte copies) and widths that are (4, 8, 64: less than a tile; 260 and 516: a last
+// tile of one float4; 1020: a last tile one float4 short of 256, whose last copies fall past the
+// image and read nothing), heights that are not multiples of the 16-row tile, one of them
+// smaller than the filter. With the width a multiple of 4, every 16-byte group of the tile is
+// wholly inside or wholly outside an image row, so no copy is cut at the right edge; the groups
+// past it must be zeros all the same. Each image twice: as drawn (and, when small, against the
+// reference too), then with NaNs at its corners and beside a tile seam, so that a padding tap
+// of 0 applied to a pixel that step 20 never multiplies (a NaN: 0 x NaN = NaN) shows as a
+// difference.
+class GpuRegisterLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuRegisterLeanAtEveryFilterSize, MatchesStep20BitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto lean = fft_convolve::kernel("direct_register_lean").launch;
+  const auto step20 = fft_convolve::kernel("direct_register_2d").launch;
+  const std::uint64_t seed = course::fresh_seed();
+  const int k = GetParam();
+  const Size sizes[] = {{1, 1},   {1023, 769}, {33, 4097}, {257, 31}, {1, 4},    {3, 8},
+                        {31, 260}, {45, 1020},  {17, 516},  {300, 64}, {70, 301}, {5, 1028}};
+  const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
+  for (const Size& s : sizes) {
+    for (const bool with_nans : {false, true}) {
+      SCOPED_TRACE(f.name + " " + text(s) + (with_nans ? " with NaNs" : "") + " seed " + std::to_string(seed));
+      Image image = random_image(s, seed);
+      if (with_nans) {
+        const int places[][2] = {{0, 0},
+                                 {s.height - 1, s.width - 1},
+                                 {s.height / 2, std::min(s.width - 1, 255)},
+                                 {s.height / 3, std::min(s.width - 1, 256 + k)}};
+        for (const auto& place : places) image.at(place[0], place[1]) = std::numeric_limits<float>::quiet_NaN();
+      }
+      const GpuResult ours = run_on_gpu(lean, image, f);
+      const GpuResult theirs = run_on_gpu(step20, image, f);
+      ASSERT_TRUE(ours.unsupported.empty()) << ours.unsupported;
+      ASSERT_TRUE(theirs.unsupported.empty()) << theirs.unsupported;
+      const std::ptrdiff_t at = first_bit_difference(ours.output, theirs.output);
+      if (at >= 0) {
+        const int row = static_cast<int>(at / s.width), col = static_cast<int>(at % s.width);
+        ADD_FAILURE() << "differs from step 20 at row " << row << ", column " << col << ": "
+                      << ours.output[static_cast<std::size_t>(at)] << " against "
+                      << theirs.output[static_cast<std::size_t>(at)];
+      }
+      if (!with_nans && static_cast<long long>(s.height) * s.width <= 40000) {
+        expect_whole_and_border(ours.output, image, f, fft_convolve::convolve_reference(image, f));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterLeanAtEveryFilterSize,
+                         ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
 // ---- GPU: step 22, separable_lean: every compiled instance -----------------------------------------
