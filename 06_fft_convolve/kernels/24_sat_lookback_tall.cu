@@ -100,7 +100,7 @@ __device__ __forceinline__ void publish(int* flag, int value) {
 
 // The tile: kRows rows x kThreads * kColumns columns, kColumns neighbouring columns a thread.
 // kEarly: a full tile's bottom table row stored and published before its other rows.
-template <int kRows, int kColumns, bool kEarly, bool kLean = false>
+template <int kRows, int kColumns, bool kEarly, bool kLean = false, bool kTileFlag = false>
 __global__ void __launch_bounds__(kThreads, 2)
     sat_lookback_tall(const float* __restrict__ in, double* table, Tiles t, int height, int width, bool vectors) {
   static_assert(kRows <= 32 && (kColumns == 1 || kColumns == 2), "lane i of warp 0 carries row i");
@@ -208,14 +208,21 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int j = 0; j < kColumns; ++j) {
       if (c + j < width) t.aggregate[row + c + j] = down[j];
     }
-    publish<kLean>(&t.column_flags[band * t.chunks + chunk], kAggregate);
+    if (!kTileFlag) publish<kLean>(&t.column_flags[band * t.chunks + chunk], kAggregate);
+  }
+  // kTileFlag: one flag per tile for the columns, set by thread 0 after the block's barrier (one
+  // fence for the block instead of one per warp; the other warps go on without waiting for it).
+  int* const tile_flag = &t.column_flags[band * t.chunks + tile];
+  if (kTileFlag) {
+    __syncthreads();
+    if (threadIdx.x == 0 && band + 1 < t.bands) store_release(tile_flag, kAggregate);
   }
 
   // (6) above(c): the look-back up the column, one warp per kChunk columns.
   double above[kColumns] = {};
   if (chunk_inside && band > 0) {
     look_back(
-        band - 1, [&](int k) { return &t.column_flags[k * t.chunks + chunk]; },
+        band - 1, [&](int k) { return &t.column_flags[k * t.chunks + (kTileFlag ? tile : chunk)]; },
         [&](int k, bool finished, int j) {
           const std::size_t at = finished ? static_cast<std::size_t>(k * kRows + kRows - 1) * static_cast<std::size_t>(width)
                                           : static_cast<std::size_t>(k) * static_cast<std::size_t>(width);
@@ -238,7 +245,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
   };
-  if (kEarly && below_waits) {  // a band below exists, so all kRows rows of this tile are inside
+  if (kEarly && !kTileFlag && below_waits) {  // a band below exists, so all kRows rows of this tile are inside
     store_row(kRows - 1);
     publish<kLean>(&t.column_flags[band * t.chunks + chunk], kInclusive);
 #pragma unroll
@@ -249,6 +256,11 @@ __global__ void __launch_bounds__(kThreads, 2)
   for (int i = 0; i < kRows; ++i) {
     if (r0 + i >= height) break;
     store_row(i);
+  }
+  if (kTileFlag) {
+    __syncthreads();
+    if (threadIdx.x == 0 && band + 1 < t.bands) store_release(tile_flag, kInclusive);
+    return;
   }
   if (below_waits) publish<kLean>(&t.column_flags[band * t.chunks + chunk], kInclusive);
 }
@@ -274,7 +286,7 @@ std::size_t scratch_doubles(int height, int width) {
          2 * static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows + (s.flags + 1) / 2;
 }
 
-template <int kRows, int kColumns, bool kEarly, bool kLean = false>
+template <int kRows, int kColumns, bool kEarly, bool kLean = false, bool kTileFlag = false>
 void build(const float* in, double* table, int height, int width, double* scratch, cudaStream_t stream) {
   const Shape s = shape_of<kRows, kColumns>(height, width);
   const std::size_t carries = static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows;
@@ -290,7 +302,7 @@ void build(const float* in, double* table, int height, int width, double* scratc
   const bool vectors = width % kColumns == 0 && reinterpret_cast<std::uintptr_t>(in) % 8 == 0 &&
                        reinterpret_cast<std::uintptr_t>(table) % 16 == 0;
   const auto blocks = static_cast<unsigned>(s.bands) * static_cast<unsigned>(s.tiles);
-  sat_lookback_tall<kRows, kColumns, kEarly, kLean><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, vectors);
+  sat_lookback_tall<kRows, kColumns, kEarly, kLean, kTileFlag><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, vectors);
   CUDA_CHECK_LAUNCH("sat_lookback_tall");
 }
 
@@ -309,6 +321,11 @@ std::unique_ptr<GpuConvolver> launch_sat_lookback_lean(const GpuProblem& problem
 std::unique_ptr<GpuConvolver> launch_sat_lookback_fence(const GpuProblem& problem) {
   return detail::make_sat_box_whole(problem, &build<16, 2, false, true>, &scratch_doubles<16, 2>,
                                     "candidate: sat_lookback with one fence per publish (lane 0's release after the warp's barrier)");
+}
+
+std::unique_ptr<GpuConvolver> launch_sat_lookback_tileflag(const GpuProblem& problem) {
+  return detail::make_sat_box_whole(problem, &build<16, 2, false, true, true>, &scratch_doubles<16, 2>,
+                                    "candidate: sat_lookback_fence with one column flag per tile, set by one thread after the block's barrier");
 }
 
 std::unique_ptr<GpuConvolver> launch_sat_lookback_tall(const GpuProblem& problem) {
