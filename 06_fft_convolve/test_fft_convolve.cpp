@@ -851,7 +851,7 @@ TEST(GpuExclusiveBlocked, TheDirectKernelsTimePerMultiplyAddHasNoStepAcrossK) {
   course::DeviceBuffer<float> d_input(image.size(), "sweep image"), d_output(image.size(), "sweep result");
   d_input.copy_from_host(image.pixels);
   CUDA_CHECK(cudaDeviceSynchronize());
-  for (const char* name : {"direct_blocked", "direct_blocked_2d", "direct_register_2d"}) {
+  for (const char* name : {"direct_blocked", "direct_blocked_2d", "direct_register_2d", "direct_register_lean"}) {
     double previous = 0;
     for (int k = 7; k <= fft_convolve::kMaxDirectFilterSize; k += 2) {
       const Filter f = fft_convolve::gaussian_filter(k);

@@ -33,12 +33,15 @@
 //    leave fewer blocks on an SM than step 20's (see gapped() below), so there step 20's layout.
 //  - half the tap loads. A thread's two output rows take filter rows s and s - 1 at tile row s;
 //    filter row s - 1 was loaded at tile row s - 1. Its float4s stay in registers for the next
-//    row (up to K = 23, see reuse_taps() below), so a tile row loads one filter row, not two.
+//    row (up to K = 29, see reuse_taps() below), so a tile row loads one filter row, not two.
 // And the middle loop (the rows where both output rows take a filter row) is unrolled twice,
 // which was 1 to 3% faster at K >= 23 in an earlier candidate (the pipelined one).
-// Everything else is step 20's: tile 256 x 16, 256 threads, 8 x 2 outputs per thread, K compiled
-// (an instance per odd K up to 63). Each accumulator takes the same multiply-adds in the same
-// order as in step 20, so the results are step 20's bit for bit (a GPU test checks it).
+// Unrolled and with the taps kept, the kernel would take up to 96 registers (2 blocks of 256
+// threads per SM); a register cap (__launch_bounds__) holds it to step 20's blocks per SM, 80
+// registers up to K = 47, without spilling. Everything else is step 20's: tile 256 x 16, 256
+// threads, 8 x 2 outputs per thread, K compiled (an instance per odd K up to 63). Each
+// accumulator takes the same multiply-adds in the same order as in step 20, so the results are
+// step 20's bit for bit (GpuRegisterLeanAtEveryFilterSize checks it at every K).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -99,12 +102,14 @@ template <int K>
 __device__ __forceinline__ int slot(int u) {
   return gapped(K) ? u + u / 2 : u;
 }
-// Keep the previous filter row's taps in registers: NC float4s, 4 NC registers. Up to K = 23 (NC
-// = 6, 24 registers); the threshold is where the registers stay at or under 80 (3 blocks of 256
-// threads per SM, as step 20), by `cuobjdump -res-usage` on the built kernels.
-__host__ __device__ constexpr bool reuse_taps(int k) { return chunks(k) <= 6; }
+// Keep the previous filter row's taps in registers: NC float4s, 4 NC registers. Up to K = 29
+// (NC = 8, 32 registers): there the kernel fits the 80 registers of 3 blocks per SM without
+// spilling (ptxas -v); with the taps kept at K = 31 to 47 it spills (8 to 168 bytes a thread),
+// so there, and from K = 49, the taps of both rows are loaded per tile row, as in step 20.
+__host__ __device__ constexpr bool reuse_taps(int k) { return k <= 29; }
 
 static_assert(!gapped(31) && gapped(29), "the gapped rows end where they would cost a block per SM");
+static_assert(reuse_taps(29) && !reuse_taps(31), "the taps are kept up to K = 29");
 
 // Asynchronous copies from global to shared memory (compute capability 8.0 and newer; before
 // that an ordinary load and store). `source` must be a valid address even where nothing is read.
