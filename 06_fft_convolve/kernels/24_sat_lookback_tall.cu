@@ -100,7 +100,7 @@ __device__ __forceinline__ void publish(int* flag, int value) {
 
 // The tile: kRows rows x kThreads * kColumns columns, kColumns neighbouring columns a thread.
 // kEarly: a full tile's bottom table row stored and published before its other rows.
-template <int kRows, int kColumns, bool kEarly, bool kLean = false, bool kTileFlag = false>
+template <int kRows, int kColumns, bool kEarly, bool kLean = false, bool kTileFlag = false, bool kSplit = false>
 __global__ void __launch_bounds__(kThreads, 2)
     sat_lookback_tall(const float* __restrict__ in, double* table, Tiles t, int height, int width, bool vectors) {
   static_assert(kRows <= 32 && (kColumns == 1 || kColumns == 2), "lane i of warp 0 carries row i");
@@ -162,8 +162,39 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int j = 0; j < kColumns; ++j) p[i][j] += warps_before;
   }
 
-  // (3) left(i), by warp 0 (lane i carries row i), as step 19.
-  if (warp == 0) {
+  // (3) left(i), by warp 0 (lane i carries row i), as step 19. kSplit: warp 1 publishes the row
+  // totals while warp 0 looks back (warp 0 waits on no fence of its own), and the finished
+  // carries are released after the block's barrier by warp 7, so no warp waits on that fence.
+  const std::size_t row_slot =
+      (static_cast<std::size_t>(band) * t.tiles + tile) * kRows + static_cast<std::size_t>(lane);
+  if (kSplit && warp == 1 && tile > 0) {
+    double total = 0;
+    if (lane < kRows) {
+      for (int w = 0; w < kWarps; ++w) total += warp_totals[lane][w];
+      t.row_aggregate[row_slot] = total;
+    }
+    publish<true>(&t.carry_flags[band * t.tiles + tile], kAggregate);
+  }
+  if (kSplit && warp == 0) {
+    double total = 0, left[1] = {0.0};
+    if (lane < kRows) {
+      for (int w = 0; w < kWarps; ++w) total += warp_totals[lane][w];
+    }
+    if (tile > 0) {
+      look_back(
+          tile - 1, [&](int k) { return &t.carry_flags[band * t.tiles + k]; },
+          [&](int k, bool finished, int) {
+            const std::size_t at = (static_cast<std::size_t>(band) * t.tiles + k) * kRows + static_cast<std::size_t>(lane);
+            return lane < kRows ? __ldcg((finished ? t.carry : t.row_aggregate) + at) : 0.0;
+          },
+          left);
+    }
+    if (lane < kRows) {
+      if (tile + 1 < t.tiles) t.carry[row_slot] = left[0] + total;
+      left_of_row[lane] = left[0];
+    }
+  }
+  if (!kSplit && warp == 0) {
     const std::size_t mine = (static_cast<std::size_t>(band) * t.tiles + tile) * kRows + static_cast<std::size_t>(lane);
     double total = 0, left[1] = {0.0};
     if (lane < kRows) {
@@ -187,6 +218,10 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (lane < kRows) left_of_row[lane] = left[0];
   }
   __syncthreads();
+  // The carries were stored before the barrier; one release after it makes them visible.
+  if (kSplit && threadIdx.x == kThreads - 32 && tile + 1 < t.tiles) {
+    store_release(&t.carry_flags[band * t.tiles + tile], kInclusive);
+  }
 
   // (4) Down the tile's columns, in place.
   double down[kColumns] = {};
@@ -215,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   int* const tile_flag = &t.column_flags[band * t.chunks + tile];
   if (kTileFlag) {
     __syncthreads();
-    if (threadIdx.x == 0 && band + 1 < t.bands) store_release(tile_flag, kAggregate);
+    if (threadIdx.x == (kSplit ? kThreads - 32 : 0) && band + 1 < t.bands) store_release(tile_flag, kAggregate);
   }
 
   // (6) above(c): the look-back up the column, one warp per kChunk columns.
@@ -286,7 +321,7 @@ std::size_t scratch_doubles(int height, int width) {
          2 * static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows + (s.flags + 1) / 2;
 }
 
-template <int kRows, int kColumns, bool kEarly, bool kLean = false, bool kTileFlag = false>
+template <int kRows, int kColumns, bool kEarly, bool kLean = false, bool kTileFlag = false, bool kSplit = false>
 void build(const float* in, double* table, int height, int width, double* scratch, cudaStream_t stream) {
   const Shape s = shape_of<kRows, kColumns>(height, width);
   const std::size_t carries = static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows;
@@ -302,7 +337,7 @@ void build(const float* in, double* table, int height, int width, double* scratc
   const bool vectors = width % kColumns == 0 && reinterpret_cast<std::uintptr_t>(in) % 8 == 0 &&
                        reinterpret_cast<std::uintptr_t>(table) % 16 == 0;
   const auto blocks = static_cast<unsigned>(s.bands) * static_cast<unsigned>(s.tiles);
-  sat_lookback_tall<kRows, kColumns, kEarly, kLean, kTileFlag><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, vectors);
+  sat_lookback_tall<kRows, kColumns, kEarly, kLean, kTileFlag, kSplit><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, vectors);
   CUDA_CHECK_LAUNCH("sat_lookback_tall");
 }
 
@@ -326,6 +361,11 @@ std::unique_ptr<GpuConvolver> launch_sat_lookback_fence(const GpuProblem& proble
 std::unique_ptr<GpuConvolver> launch_sat_lookback_tileflag(const GpuProblem& problem) {
   return detail::make_sat_box_whole(problem, &build<16, 2, false, true, true>, &scratch_doubles<16, 2>,
                                     "candidate: sat_lookback_fence with one column flag per tile, set by one thread after the block's barrier");
+}
+
+std::unique_ptr<GpuConvolver> launch_sat_lookback_split(const GpuProblem& problem) {
+  return detail::make_sat_box_whole(problem, &build<16, 2, false, true, true, true>, &scratch_doubles<16, 2>,
+                                    "candidate: sat_lookback_tileflag with the row totals published by warp 1 during warp 0's look-back and the carries released after the barrier");
 }
 
 std::unique_ptr<GpuConvolver> launch_sat_lookback_tall(const GpuProblem& problem) {
