@@ -923,7 +923,7 @@ TEST_P(GpuRegisterAtEveryFilterSize, EveryCompiledInstanceMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterAtEveryFilterSize, ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
-// ---- GPU: step 23 (candidate), direct_register_lean: step 20's sums, bit for bit ------------------
+// ---- GPU: step 23, direct_register_lean: step 20's sums, bit for bit ------------------
 
 // The index of the first float whose bits differ, or -1.
 std::ptrdiff_t first_bit_difference(const std::vector<float>& a, const std::vector<float>& b) {

@@ -1,4 +1,4 @@
-// 23 direct_register_lean (a candidate step): step 20 with less work for the shared-memory pipe,
+// 23 direct_register_lean: step 20 with less work for the shared-memory pipe,
 // which is what binds it at K = 15 and 19 on a 1024 x 1024 image once its FMAs are lean.
 //
 // Teaches that a kernel made of multiply-adds can still be limited by its loads: not by their
@@ -35,7 +35,7 @@
 //    filter row s - 1 was loaded at tile row s - 1. Its float4s stay in registers for the next
 //    row (up to K = 29, see reuse_taps() below), so a tile row loads one filter row, not two.
 // And the middle loop (the rows where both output rows take a filter row) is unrolled twice,
-// which was 1 to 3% faster at K >= 23 in an earlier candidate (the pipelined one).
+// which was 1 to 3% faster at K >= 23 in a candidate measured before (the pipelined one).
 // Unrolled and with the taps kept, the kernel would take up to 96 registers (2 blocks of 256
 // threads per SM); a register cap (__launch_bounds__) holds it to step 20's blocks per SM, 80
 // registers up to K = 47, without spilling. Everything else is step 20's: tile 256 x 16, 256
