@@ -23,6 +23,7 @@
 // one per publish for the row carries. Per pixel the traffic is step 19's.
 #include <cuda/atomic>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -52,10 +53,11 @@ __device__ __forceinline__ void store_release(int* flag, int value) {
 // Where the tiles meet: the scratch buffer, cut up.
 struct Tiles {
   int bands, tiles;           // rows of tiles (H / 16), tiles per row (W / 512)
+  int flag_stride;            // ints from one band's column flags to the next's (>= tiles)
   double* aggregate;          // [bands][width]: A(c) of each tile
   double* row_aggregate;      // [bands][tiles][kRows]: each tile's row totals
   double* carry;              // [bands][tiles][kRows]: left(i) + the row totals
-  int* column_flags;          // [bands][tiles]: kEmpty, kAggregate, kInclusive (one per tile)
+  int* column_flags;          // [bands][flag_stride]: kEmpty, kAggregate, kInclusive (one per tile)
   int* carry_flags;           // [bands][tiles]: the same for the rows
   int* next_tile;             // the counter the blocks take their tiles from
 };
@@ -202,7 +204,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   // (5) Publish the aggregate A(c) (flag 1): what this tile adds to every table row below it.
   // Every warp stores its columns, the block meets, thread 0 sets the tile's one flag.
   const bool below = band + 1 < t.bands;  // a tile below will wait for this one
-  int* const column_flag = &t.column_flags[band * t.tiles + tile];
+  int* const column_flag = &t.column_flags[band * t.flag_stride + tile];
   if (below && chunk_inside) {
     const std::size_t row = static_cast<std::size_t>(band) * static_cast<std::size_t>(width);
 #pragma unroll
@@ -218,7 +220,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   double above[kColumns] = {};
   if (chunk_inside && band > 0) {
     look_back(
-        band - 1, [&](int k) { return &t.column_flags[k * t.tiles + tile]; },
+        band - 1, [&](int k) { return &t.column_flags[k * t.flag_stride + tile]; },
         [&](int k, bool finished, int j) {
           const std::size_t at = finished ? static_cast<std::size_t>(k * kRows + kRows - 1) * static_cast<std::size_t>(width)
                                           : static_cast<std::size_t>(k) * static_cast<std::size_t>(width);
@@ -245,32 +247,35 @@ __global__ void __launch_bounds__(kThreads, 2)
   if (below && threadIdx.x == 0) store_release(column_flag, kInclusive);
 }
 
+// kBandFlags: where one band's column flags start after the previous band's, in ints (at least
+// the tiles of a band).
+template <int kBandFlags>
 struct Shape {
-  int bands, tiles;
+  int bands, tiles, flag_stride;
   std::size_t flags;  // ints: column flags, carry flags, the counter
+
+  Shape(int height, int width)
+      : bands((height + kRows - 1) / kRows), tiles((width + kTile - 1) / kTile), flag_stride(std::max(tiles, kBandFlags)),
+        flags(static_cast<std::size_t>(bands) * static_cast<std::size_t>(flag_stride + tiles) + 1) {}
 };
 
-Shape shape_of(int height, int width) {
-  const int bands = (height + kRows - 1) / kRows, tiles = (width + kTile - 1) / kTile;
-  const std::size_t flags = static_cast<std::size_t>(bands) * static_cast<std::size_t>(2 * tiles) + 1;
-  return {bands, tiles, flags};
-}
-
+template <int kBandFlags>
 std::size_t scratch_doubles(int height, int width) {
-  const Shape s = shape_of(height, width);
+  const Shape<kBandFlags> s(height, width);
   return static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(width) +
          2 * static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows + (s.flags + 1) / 2;
 }
 
+template <int kBandFlags>
 void build(const float* in, double* table, int height, int width, double* scratch, cudaStream_t stream) {
-  const Shape s = shape_of(height, width);
+  const Shape<kBandFlags> s(height, width);
   const std::size_t carries = static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows;
-  Tiles t{s.bands, s.tiles, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  Tiles t{s.bands, s.tiles, s.flag_stride, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   t.aggregate = scratch;
   t.row_aggregate = t.aggregate + static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(width);
   t.carry = t.row_aggregate + carries;
   t.column_flags = reinterpret_cast<int*>(t.carry + carries);
-  t.carry_flags = t.column_flags + static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles);
+  t.carry_flags = t.column_flags + static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.flag_stride);
   t.next_tile = t.carry_flags + static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles);
   // Every flag empty and the counter at 0 before each build: the previous build left them set.
   CUDA_CHECK(cudaMemsetAsync(t.column_flags, 0, s.flags * sizeof(int), stream));
@@ -284,8 +289,16 @@ void build(const float* in, double* table, int height, int width, double* scratc
 }  // namespace
 
 std::unique_ptr<GpuConvolver> launch_sat_lookback_fenced(const GpuProblem& problem) {
-  return detail::make_sat_box_whole(problem, &build, &scratch_doubles,
+  return detail::make_sat_box_whole(problem, &build<64>, &scratch_doubles<64>,
                                     "step 19's one pass with one fence per publish: a warp's barrier then one release; one column flag per tile, set by one thread after the block's barrier");
+}
+
+std::unique_ptr<GpuConvolver> launch_sat_lookback_fenced_dense(const GpuProblem& problem) {
+  return detail::make_sat_box_whole(problem, &build<0>, &scratch_doubles<0>, "candidate: sat_lookback_fenced with the bands' flags side by side");
+}
+
+std::unique_ptr<GpuConvolver> launch_sat_lookback_fenced_32(const GpuProblem& problem) {
+  return detail::make_sat_box_whole(problem, &build<32>, &scratch_doubles<32>, "candidate: sat_lookback_fenced with the bands' flags 128 bytes apart");
 }
 
 }  // namespace fft_convolve
