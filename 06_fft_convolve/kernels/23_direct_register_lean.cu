@@ -1,5 +1,5 @@
 // 23 direct_register_lean: step 20 with less work for the shared-memory pipe,
-// which is what binds it at K = 15 and 19 on a 1024 x 1024 image once its FMAs are lean.
+// which Nsight Compute shows busy beside its FMAs at K = 15 on a 1024 x 1024 image.
 //
 // Teaches that a kernel made of multiply-adds can still be limited by its loads: not by their
 // bytes, but by how many cycles the L1 / shared-memory pipe spends on them. An SM's shared memory
@@ -8,8 +8,9 @@
 // banks at different addresses; a 4-byte asynchronous copy is a wavefront for 128 bytes as well,
 // and a tap load that all threads of a warp make at the same address (a broadcast) one. Nsight
 // Compute on step 20 at K = 15 (docs/data/h100-2026-11-27-f/second/ncu/
-// ncu_direct_register_2d_k15.txt) has the L1 pipe 68.7% busy, with only 76% of the issued
-// instructions FFMAs. Four changes from step 20, each one less load or fewer wavefronts:
+// ncu_direct_register_2d_k15.txt) has the L1 / shared-memory pipe at 68.7% of its peak while a
+// scheduler issues in only 61% of the cycles. Four changes from step 20, each one less load or
+// fewer wavefronts:
 //  - 16-byte copies for the tile. Step 20 copies its tile one 4-byte cp.async per pixel (32 per
 //    thread at K = 15). Here the tile's first column is image column col0 - ra, ra the radius
 //    K / 2 rounded up to a multiple of 4, so that every 16-byte group of a tile row is a 16-byte

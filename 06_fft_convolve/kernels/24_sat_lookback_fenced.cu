@@ -206,6 +206,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 
   // (5) Publish the aggregate A(c) (flag 1): what this tile adds to every table row below it.
   // Every warp stores its columns, the block meets, thread 0 sets the tile's one flag.
+  // [docs:fenced_publish]
   const bool below = band + 1 < t.bands;  // a tile below will wait for this one
   int* const column_flag = &t.column_flags[band * t.flag_stride + tile];
   if (below && chunk_inside) {
@@ -217,6 +218,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
   __syncthreads();
   if (below && threadIdx.x == 0) store_release(column_flag, kAggregate);
+  // [docs:end fenced_publish]
 
   // (6) above(c): the look-back up the column, one warp per 64 columns. A finished tile's value
   // is its bottom row of the table.
