@@ -1,4 +1,4 @@
-// 24 sat_lookback_fenced: step 19 with a third of its fences: the same tiles, flags and
+// 24 sat_lookback_fenced: step 19 with 4 fences a tile instead of 36: the same tiles, flags and
 // look-backs, each publish made with one release by one thread.
 //
 // Teaches what a memory fence costs and how few a producer needs. A flag may only be set once
@@ -22,8 +22,11 @@
 //  - one band's column flags 256 bytes after the previous band's (kBandFlags below), not side by
 //    side: a look-back polls the flags of the 30-odd bands above it, and packed together those
 //    are a few cache lines in a few L2 slices that every block polls and sets at once.
-// Two fences a tile for the columns instead of 16 fences (8 warps, twice, each fence twice);
-// one per publish for the row carries. Per pixel the traffic is step 19's.
+// And one change of another kind, for the "wait" stalls (a fixed-latency result awaited) that
+// follow the fences in the profile: each thread adds the totals of the warps before its own for
+// its 16 rows side by side, 16 independent sums, instead of row after row.
+// Two fences a tile for the columns instead of 32 (8 warps publishing twice, two fences each), and
+// two for the row carries instead of 4. Per pixel the traffic is step 19's.
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -112,32 +115,12 @@ __device__ __forceinline__ void publish(int* flag, int value) {
   if (threadIdx.x % 32 == 0) store_release(flag, value);
 }
 
-// A warp's share of a block publish with no barrier: its lanes' stores before lane 0's arrival
-// (__syncwarp), the arrivals counted in shared memory with acquire-release at block scope, and the
-// warp that arrives last sets the flag with a release at GPU scope: every warp's stores happen
-// before it, through the counter.
-__device__ __forceinline__ void arrive_and_publish(int* arrived, int* flag, int value) {
-  __syncwarp();
-  if (threadIdx.x % 32 == 0) {
-    const int before = cuda::atomic_ref<int, cuda::thread_scope_block>(*arrived).fetch_add(1, cuda::memory_order_acq_rel);
-    if (before == kWarps - 1 && flag != nullptr) store_release(flag, value);
-  }
-}
-
-// kVariant (candidates): 0 as measured; 1 the warps' prefix summed for all rows at once; 2 that,
-// and the column flags set by the last warp to arrive (a counter in shared memory), no barrier.
-template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 2)
     sat_lookback_fenced(const float* __restrict__ in, double* table, Tiles t, int height, int width, bool pairs) {
   __shared__ int taken;
-  __shared__ int arrived[2];
   __shared__ double warp_totals[kRows][kWarps];
   __shared__ double left_of_row[kRows];
-  if (threadIdx.x == 0) {
-    taken = atomicAdd(t.next_tile, 1);
-    arrived[0] = 0;
-    arrived[1] = 0;
-  }
+  if (threadIdx.x == 0) taken = atomicAdd(t.next_tile, 1);
   __syncthreads();
   const int band = taken / t.tiles, tile = taken % t.tiles;  // row of tiles after row of tiles
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
@@ -178,22 +161,15 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (lane == 31) warp_totals[i][warp] = inclusive;
   }
   __syncthreads();
-  if (kVariant == 0) {
+  // The warps before this one, for all 16 rows at once: the same additions in the same order as
+  // step 19's (row by row, one dependent add after another), but 16 independent sums side by side.
+  double warps_before[kRows] = {};
+  for (int w = 0; w < warp; ++w) {
 #pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      double warps_before = 0;
-      for (int w = 0; w < warp; ++w) warps_before += warp_totals[i][w];
-      p[i][0] += warps_before, p[i][1] += warps_before;
-    }
-  } else {
-    double warps_before[kRows] = {};  // the same additions in the same order, 16 rows side by side
-    for (int w = 0; w < warp; ++w) {
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) warps_before[i] += warp_totals[i][w];
-    }
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) p[i][0] += warps_before[i], p[i][1] += warps_before[i];
+    for (int i = 0; i < kRows; ++i) warps_before[i] += warp_totals[i][w];
   }
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) p[i][0] += warps_before[i], p[i][1] += warps_before[i];
 
   // (3) left(i), by warp 0: lane i < 16 holds row i. Publish the tile's row totals (flag 1), look
   // back along the row of tiles, publish left(i) + the totals (flag 2) for the tiles to the right.
@@ -246,12 +222,8 @@ __global__ void __launch_bounds__(kThreads, 2)
       if (c + j < width) t.aggregate[row + c + j] = down[j];
     }
   }
-  if (kVariant == 2) {
-    arrive_and_publish(&arrived[0], below ? column_flag : nullptr, kAggregate);
-  } else {
-    __syncthreads();
-    if (below && threadIdx.x == 0) store_release(column_flag, kAggregate);
-  }
+  __syncthreads();
+  if (below && threadIdx.x == 0) store_release(column_flag, kAggregate);
   // [docs:end fenced_publish]
 
   // (6) above(c): the look-back up the column, one warp per 64 columns. A finished tile's value
@@ -282,10 +254,6 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
   }
-  if (kVariant == 2) {
-    arrive_and_publish(&arrived[1], below ? column_flag : nullptr, kInclusive);
-    return;
-  }
   __syncthreads();
   if (below && threadIdx.x == 0) store_release(column_flag, kInclusive);
 }
@@ -312,7 +280,6 @@ std::size_t scratch_doubles(int height, int width) {
          2 * static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows + (s.flags + 1) / 2;
 }
 
-template <int kVariant>
 void build(const float* in, double* table, int height, int width, double* scratch, cudaStream_t stream) {
   const Shape s(height, width);
   const std::size_t carries = static_cast<std::size_t>(s.bands) * static_cast<std::size_t>(s.tiles) * kRows;
@@ -328,24 +295,15 @@ void build(const float* in, double* table, int height, int width, double* scratc
   const bool pairs = width % kColumns == 0 && reinterpret_cast<std::uintptr_t>(in) % 8 == 0 &&
                      reinterpret_cast<std::uintptr_t>(table) % 16 == 0;
   const auto blocks = static_cast<unsigned>(s.bands) * static_cast<unsigned>(s.tiles);
-  sat_lookback_fenced<kVariant><<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, pairs);
+  sat_lookback_fenced<<<blocks, kThreads, 0, stream>>>(in, table, t, height, width, pairs);
   CUDA_CHECK_LAUNCH("sat_lookback_fenced");
 }
 
 }  // namespace
 
 std::unique_ptr<GpuConvolver> launch_sat_lookback_fenced(const GpuProblem& problem) {
-  return detail::make_sat_box_whole(problem, &build<0>, &scratch_doubles,
+  return detail::make_sat_box_whole(problem, &build, &scratch_doubles,
                                     "step 19's one pass with one fence per publish: a warp's barrier then one release; one column flag per tile, set by one thread after the block's barrier");
-}
-
-std::unique_ptr<GpuConvolver> launch_sat_lookback_fenced_ilp(const GpuProblem& problem) {
-  return detail::make_sat_box_whole(problem, &build<1>, &scratch_doubles, "candidate: step 24, the warps' prefix for all rows at once");
-}
-
-std::unique_ptr<GpuConvolver> launch_sat_lookback_fenced_nobar(const GpuProblem& problem) {
-  return detail::make_sat_box_whole(problem, &build<2>, &scratch_doubles,
-                                    "candidate: step 24, the warps' prefix for all rows at once, the column flags set by the last warp to arrive");
 }
 
 }  // namespace fft_convolve
