@@ -233,7 +233,8 @@ TEST(GpuSummedAreaTable, EveryStepBuildsTheWholeTableWithinItsBound) {
 // order: then every step's table must equal the CPU's bit for bit, on every build. This holds the
 // one-pass step 19 (sat_lookback) to its tiles' edges (16 rows, 512 columns): one tile, a tile
 // and one more row or column, many tiles in both directions, a column of 250 tiles (the look-back
-// crosses several windows of 32) and a row of 9 (the row carries chain), each built five times
+// crosses several windows of 32), a row of 9 (the row carries chain), 256 x 32 tiles' edges and a
+// 4100 x 4000 image (250 bands of 9 tiles: step 24's flags per band), each built five times
 // from a NaN table. A constant image (every pixel 255) gives every tile the same aggregate.
 TEST(GpuSummedAreaTable, WholeNumbersGiveTheExactTableOnEveryBuild) {
   COURSE_REQUIRE_GPU_OR_SKIP();

@@ -91,8 +91,7 @@ __host__ __device__ constexpr int blocks_per_sm(std::size_t bytes) {
 }
 // The gaps only where they leave an SM as many blocks as the plain rows: K <= 29 (at K = 29,
 // 44 rows x 107 slots x 16 bytes = 75,328 bytes, 3 blocks; at K = 31, 46 x 107 x 16 = 78,752
-// bytes, 2 blocks
-// against the plain rows' 3).
+// bytes, 2 blocks against the plain rows' 3).
 __host__ __device__ constexpr bool gapped(int k) {
   return blocks_per_sm(bytes_for(k, gapped_slots(k))) >= blocks_per_sm(bytes_for(k, row_fours(k)));
 }
@@ -163,7 +162,6 @@ __device__ __forceinline__ void chunk_sums(int c, const float4& t4, const float 
 // rows: output row 0 takes filter row s (if kRow0), output row 1 filter row s - 1 (if kRow1).
 // With reuse_taps(K), `held` brings filter row s - 1's float4s from the previous tile row and
 // leaves filter row s's for the next; else both rows' taps are loaded here, as in step 20.
-// [docs:lean_row]
 template <int K, bool kRow0, bool kRow1>
 __device__ __forceinline__ void tile_row(const float4* line, const float4* __restrict__ taps, int s,
                                          float (&acc)[kRowsPerThread][kOutputsPerThread],
@@ -189,7 +187,6 @@ __device__ __forceinline__ void tile_row(const float4* line, const float4* __res
     b = next;
   }
 }
-// [docs:end lean_row]
 
 // The register cap: as many blocks of 256 threads per SM as the shared memory admits (3 up to
 // K = 47, 80 registers a thread; 2 from K = 49, 128), which is where step 20 lands without a
@@ -209,7 +206,6 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(shared_bytes(K)))
 
   // Load: float4 g of tile row a holds x(row0 - r + a, col0 - ra + 4g ... + 3), 0 outside the
   // image; it sits at slot(g) of the row. Every copy is requested before any is waited for.
-  // [docs:lean_load]
   const int thread = static_cast<int>(threadIdx.y) * kThreadsX + static_cast<int>(threadIdx.x);
   if (wide_copies) {  // width % 4 == 0, `in` 16-byte aligned: every group whole inside or outside a row
     constexpr int kCopies = tile_rows * fours;
@@ -244,14 +240,12 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(shared_bytes(K)))
     }
   }
   wait_for_copies();
-  // [docs:end lean_load]
   __syncthreads();
 
   // Compute: this thread's outputs are tile rows t0, t0 + 1, columns 8 threadIdx.x ... + 7; its
   // window starts at float4 2 threadIdx.x of each tile row, slot(2 threadIdx.x) = 3 threadIdx.x
   // with the gaps. Tile rows t0 + s, s = 0 ... K: the first serves output row 0 only, the last
   // output row 1 only, the K - 1 between both.
-  // [docs:lean_rows]
   const int lane = static_cast<int>(threadIdx.x);
   const int t0 = static_cast<int>(threadIdx.y) * kRowsPerThread;
   const float4* lines = tile + t0 * stride + slot<K>(2 * lane);
@@ -261,7 +255,6 @@ __global__ void __launch_bounds__(kThreads, blocks_per_sm(shared_bytes(K)))
 #pragma unroll 2
   for (int s = 1; s < K; ++s) tile_row<K, true, true>(lines + s * stride, taps, s, acc, held);
   tile_row<K, false, true>(lines + K * stride, taps, K, acc, held);
-  // [docs:end lean_rows]
 
   const int first_col = lane * kOutputsPerThread;
   const int col = col0 + first_col;
