@@ -821,8 +821,9 @@ INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuBlockedAtFilterSize, ::testing::Val
 TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed",
-                           "direct_register_2d", "separable_register", "direct_register_lean"}) {
-    for (const int k : {5, std::string(name) == "direct_small" ? 7 : 31}) {
+                           "direct_register_2d", "separable_register", "direct_register_lean", "direct_uniform"}) {
+    const std::string method = name;
+    for (const int k : {5, method == "direct_small" ? 7 : method == "direct_uniform" ? 19 : 31}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
       const int nan_row = 40, nan_col = 150, r = f.radius();
@@ -994,6 +995,72 @@ TEST_P(GpuRegisterLeanAtEveryFilterSize, MatchesStep20BitForBit) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterLeanAtEveryFilterSize,
                          ::testing::Range(1, fft_convolve::kMaxDirectFilterSize + 1, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// ---- GPU: step 25, direct_uniform: step 23's sums, bit for bit, up to K = 19 -------------
+
+// Step 25 takes its taps from constant memory as FMA operands where step 23 loads them, but every
+// output takes the same multiply-adds in the same order: equal bit for bit at every K it
+// compiles, on step 23's images (both copy paths, tile edges, NaNs beside a seam); above K = 19
+// it declines, naming the step that takes any K.
+class GpuUniformAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuUniformAtEveryFilterSize, MatchesStep23BitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  const auto uniform = fft_convolve::kernel("direct_uniform").launch;
+  const auto step23 = fft_convolve::kernel("direct_register_lean").launch;
+  const std::uint64_t seed = course::fresh_seed();
+  const int k = GetParam();
+  const Size sizes[] = {{1, 1},   {1023, 769}, {33, 4097}, {257, 31}, {1, 4},    {3, 8},
+                        {31, 260}, {45, 1020},  {17, 516},  {300, 64}, {70, 301}, {5, 1028}};
+  const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
+  for (const Size& s : sizes) {
+    for (const bool with_nans : {false, true}) {
+      SCOPED_TRACE(f.name + " " + text(s) + (with_nans ? " with NaNs" : "") + " seed " + std::to_string(seed));
+      Image image = random_image(s, seed);
+      if (with_nans) {
+        const int places[][2] = {{0, 0},
+                                 {s.height - 1, s.width - 1},
+                                 {s.height / 2, std::min(s.width - 1, 255)},
+                                 {s.height / 3, std::min(s.width - 1, 256 + k)}};
+        for (const auto& place : places) image.at(place[0], place[1]) = std::numeric_limits<float>::quiet_NaN();
+      }
+      const GpuResult ours = run_on_gpu(uniform, image, f);
+      const GpuResult theirs = run_on_gpu(step23, image, f);
+      ASSERT_TRUE(ours.unsupported.empty()) << ours.unsupported;
+      ASSERT_TRUE(theirs.unsupported.empty()) << theirs.unsupported;
+      const std::ptrdiff_t at = first_bit_difference(ours.output, theirs.output);
+      if (at >= 0) {
+        const int row = static_cast<int>(at / s.width), col = static_cast<int>(at % s.width);
+        ADD_FAILURE() << "differs from step 23 at row " << row << ", column " << col << ": "
+                      << ours.output[static_cast<std::size_t>(at)] << " against "
+                      << theirs.output[static_cast<std::size_t>(at)];
+      }
+      if (!with_nans && static_cast<long long>(s.height) * s.width <= 40000) {
+        expect_whole_and_border(ours.output, image, f, fft_convolve::convolve_reference(image, f));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuUniformAtEveryFilterSize, ::testing::Range(1, 20, 2),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// Made without a GPU (a convolver's constructor and unsupported() make no CUDA call).
+TEST(DirectUniform, DeclinesAboveK19AndNamesTheStepThatTakesAnyK) {
+  const auto uniform = fft_convolve::kernel("direct_uniform").launch;
+  for (const int k : {1, 19, 21, 63}) {
+    const Filter f = random_filter(k, 2);
+    const fft_convolve::GpuProblem problem{64, 64, &f, nullptr, nullptr, nullptr, false};
+    const std::string why = uniform(problem)->unsupported();
+    SCOPED_TRACE("K = " + std::to_string(k));
+    if (k <= 19) {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_NE(why.find("instruction fetch"), std::string::npos) << why;
+      EXPECT_NE(why.find("step 23"), std::string::npos) << why;
+    }
+  }
+}
 
 // ---- GPU: step 22, separable_lean: every compiled instance -----------------------------------------
 
