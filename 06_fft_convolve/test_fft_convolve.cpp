@@ -952,14 +952,13 @@ std::ptrdiff_t first_bit_difference(const std::vector<float>& a, const std::vect
 // reference too), then with NaNs at its corners and beside a tile seam, so that a padding tap
 // of 0 applied to a pixel that step 20 never multiplies (a NaN: 0 x NaN = NaN) shows as a
 // difference.
-class GpuRegisterLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
-
-TEST_P(GpuRegisterLeanAtEveryFilterSize, MatchesStep20BitForBit) {
-  COURSE_REQUIRE_GPU_OR_SKIP();
-  const auto lean = fft_convolve::kernel("direct_register_lean").launch;
-  const auto step20 = fft_convolve::kernel("direct_register_2d").launch;
+// Method `ours` against method `theirs` (named in messages as `theirs_step`) at filter size k on
+// the images above: bit for bit, each image as drawn and with NaNs; the small ones against the
+// reference as well.
+void expect_bit_for_bit_with(const char* ours_name, const char* theirs_name, const std::string& theirs_step, int k) {
+  const auto ours_method = fft_convolve::kernel(ours_name).launch;
+  const auto theirs_method = fft_convolve::kernel(theirs_name).launch;
   const std::uint64_t seed = course::fresh_seed();
-  const int k = GetParam();
   const Size sizes[] = {{1, 1},   {1023, 769}, {33, 4097}, {257, 31}, {1, 4},    {3, 8},
                         {31, 260}, {45, 1020},  {17, 516},  {300, 64}, {70, 301}, {5, 1028}};
   const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
@@ -974,14 +973,14 @@ TEST_P(GpuRegisterLeanAtEveryFilterSize, MatchesStep20BitForBit) {
                                  {s.height / 3, std::min(s.width - 1, 256 + k)}};
         for (const auto& place : places) image.at(place[0], place[1]) = std::numeric_limits<float>::quiet_NaN();
       }
-      const GpuResult ours = run_on_gpu(lean, image, f);
-      const GpuResult theirs = run_on_gpu(step20, image, f);
+      const GpuResult ours = run_on_gpu(ours_method, image, f);
+      const GpuResult theirs = run_on_gpu(theirs_method, image, f);
       ASSERT_TRUE(ours.unsupported.empty()) << ours.unsupported;
       ASSERT_TRUE(theirs.unsupported.empty()) << theirs.unsupported;
       const std::ptrdiff_t at = first_bit_difference(ours.output, theirs.output);
       if (at >= 0) {
         const int row = static_cast<int>(at / s.width), col = static_cast<int>(at % s.width);
-        ADD_FAILURE() << "differs from step 20 at row " << row << ", column " << col << ": "
+        ADD_FAILURE() << "differs from " << theirs_step << " at row " << row << ", column " << col << ": "
                       << ours.output[static_cast<std::size_t>(at)] << " against "
                       << theirs.output[static_cast<std::size_t>(at)];
       }
@@ -990,6 +989,13 @@ TEST_P(GpuRegisterLeanAtEveryFilterSize, MatchesStep20BitForBit) {
       }
     }
   }
+}
+
+class GpuRegisterLeanAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuRegisterLeanAtEveryFilterSize, MatchesStep20BitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_bit_for_bit_with("direct_register_lean", "direct_register_2d", "step 20", GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuRegisterLeanAtEveryFilterSize,
@@ -1006,40 +1012,7 @@ class GpuUniformAtEveryFilterSize : public ::testing::TestWithParam<int> {};
 
 TEST_P(GpuUniformAtEveryFilterSize, MatchesStep23BitForBit) {
   COURSE_REQUIRE_GPU_OR_SKIP();
-  const auto uniform = fft_convolve::kernel("direct_uniform").launch;
-  const auto step23 = fft_convolve::kernel("direct_register_lean").launch;
-  const std::uint64_t seed = course::fresh_seed();
-  const int k = GetParam();
-  const Size sizes[] = {{1, 1},   {1023, 769}, {33, 4097}, {257, 31}, {1, 4},    {3, 8},
-                        {31, 260}, {45, 1020},  {17, 516},  {300, 64}, {70, 301}, {5, 1028}};
-  const Filter f = random_filter(k, seed + static_cast<std::uint64_t>(k));
-  for (const Size& s : sizes) {
-    for (const bool with_nans : {false, true}) {
-      SCOPED_TRACE(f.name + " " + text(s) + (with_nans ? " with NaNs" : "") + " seed " + std::to_string(seed));
-      Image image = random_image(s, seed);
-      if (with_nans) {
-        const int places[][2] = {{0, 0},
-                                 {s.height - 1, s.width - 1},
-                                 {s.height / 2, std::min(s.width - 1, 255)},
-                                 {s.height / 3, std::min(s.width - 1, 256 + k)}};
-        for (const auto& place : places) image.at(place[0], place[1]) = std::numeric_limits<float>::quiet_NaN();
-      }
-      const GpuResult ours = run_on_gpu(uniform, image, f);
-      const GpuResult theirs = run_on_gpu(step23, image, f);
-      ASSERT_TRUE(ours.unsupported.empty()) << ours.unsupported;
-      ASSERT_TRUE(theirs.unsupported.empty()) << theirs.unsupported;
-      const std::ptrdiff_t at = first_bit_difference(ours.output, theirs.output);
-      if (at >= 0) {
-        const int row = static_cast<int>(at / s.width), col = static_cast<int>(at % s.width);
-        ADD_FAILURE() << "differs from step 23 at row " << row << ", column " << col << ": "
-                      << ours.output[static_cast<std::size_t>(at)] << " against "
-                      << theirs.output[static_cast<std::size_t>(at)];
-      }
-      if (!with_nans && static_cast<long long>(s.height) * s.width <= 40000) {
-        expect_whole_and_border(ours.output, image, f, fft_convolve::convolve_reference(image, f));
-      }
-    }
-  }
+  expect_bit_for_bit_with("direct_uniform", "direct_register_lean", "step 23", GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuUniformAtEveryFilterSize, ::testing::Range(1, 20, 2),
