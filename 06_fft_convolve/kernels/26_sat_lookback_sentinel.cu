@@ -9,8 +9,8 @@
 // stream out: the release that publishes the row totals (its fence waits until the totals' stores
 // are acknowledged), the polls of the flags to the left, the loads of the values those flags
 // announce, and the release of the carry. A flag is there because a value and its flag are two
-// stores, which another SM may see in either order. But one double is one 8-byte store, and an
-// aligned 8-byte access is seen whole or not at all. So let the value be its own flag: before
+// stores, which another SM may see in either order. But a double stored and loaded as an atomic
+// (cuda::atomic_ref, relaxed) is seen whole or not at all. So let the value be its own flag: before
 // each build every row total and carry is set to all-ones bytes (a NaN that no arithmetic
 // produces: the sentinel), a tile stores its values with plain relaxed stores, and a tile that
 // needs them loads them until none is the sentinel. (CUB's decoupled look-back does the same for
