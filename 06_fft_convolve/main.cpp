@@ -78,7 +78,7 @@ int run(int argc, char** argv) {
   fft_convolve::GpuRows gpu(lesson, problem, results);
   gpu.add(flags.kernels);
   fft_convolve::sat::TableRows sat_tables;  // --filter box: the summed-area table's build alone
-  fft_convolve::sat::add_table_rows(lesson, image, problem.filter, sat_tables);
+  fft_convolve::sat::add_table_rows(lesson, image, problem.filter, flags.kernels, sat_tables);
   lesson.add_sweep(fft_convolve::filter_size_sweep(lesson, image, planner, flags.kernels, flags.filter_name == "box"));
 
   lesson.run_variants();

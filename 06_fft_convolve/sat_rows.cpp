@@ -9,14 +9,20 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "course/check.hpp"
+#include "course/kernel_registry.hpp"
 #include "sat.hpp"
 
 namespace fft_convolve::sat {
 
-void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& filter, TableRows& rows) {
+void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& filter,
+                    const std::vector<std::string>& selected, TableRows& rows) {
   if (!box_problem(filter).empty()) return;
+  auto tables = course::select_kernels(kernels(), selected);  // what --kernel selected (every one by default)
+  std::erase_if(tables, [](const auto* kernel) { return std::string(kernel->name).rfind("sat_", 0) != 0; });
+  if (tables.empty()) return;  // no table method among them: no CPU table to build either
   rows.reference = table_cpu(image);
   rows.host.resize(rows.reference.size());
   double sum_abs = 0;
@@ -32,14 +38,13 @@ void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& fi
   });
   rows.problems.reserve(kernels().size());  // stable addresses: the methods keep a copy, the rows a pointer
   rows.methods.reserve(kernels().size());
-  for (const auto& kernel : kernels()) {
-    if (std::string(kernel.name).rfind("sat_", 0) != 0) continue;
+  for (const auto* kernel : tables) {
     const std::size_t index = rows.methods.size();
     rows.methods.emplace_back();
     rows.problems.push_back({image.width, image.height, &filter, nullptr, nullptr, nullptr, false});
-    course::Variant v{.name = "GPU " + std::string(kernel.name) + ": the table alone", .target = course::Target::gpu,
+    course::Variant v{.name = "GPU " + std::string(kernel->name) + ": the table alone", .target = course::Target::gpu,
                       .unit = course::units::bandwidth(), .work = bytes, .ceiling = "d2d_copy"};
-    v.setup = {inputs, lesson.add_setup("", [&rows, index, launch = kernel.launch] {  // the row's own step: the method
+    v.setup = {inputs, lesson.add_setup("", [&rows, index, launch = kernel->launch] {  // the row's own step: the method
                  GpuProblem& p = rows.problems[index];
                  p.input = &rows.d_input;
                  p.output = &rows.d_output;
