@@ -36,8 +36,8 @@ void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& fi
     rows.d_input.copy_from_host(image.pixels);
     rows.d_output = course::DeviceBuffer<float>(image.size(), "summed-area table rows: output");
   });
-  rows.problems.reserve(kernels().size());  // stable addresses: the methods keep a copy, the rows a pointer
-  rows.methods.reserve(kernels().size());
+  rows.problems.reserve(tables.size());  // stable addresses: the methods keep a copy, the rows a pointer
+  rows.methods.reserve(tables.size());
   for (const auto* kernel : tables) {
     const std::size_t index = rows.methods.size();
     rows.methods.emplace_back();
