@@ -821,9 +821,11 @@ INSTANTIATE_TEST_SUITE_P(EveryFilterSize, GpuBlockedAtFilterSize, ::testing::Val
 TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed",
-                           "direct_register_2d", "separable_register", "direct_register_lean", "direct_uniform"}) {
+                           "direct_register_2d", "separable_register", "direct_register_lean", "direct_uniform",
+                           "direct_uniform_rows"}) {
     const std::string method = name;
-    for (const int k : {5, method == "direct_small" ? 7 : method == "direct_uniform" ? 19 : 31}) {
+    const int largest = method == "direct_small" ? 7 : method == "direct_uniform" ? 19 : method == "direct_uniform_rows" ? 23 : 31;
+    for (const int k : {5, largest}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
       const int nan_row = 40, nan_col = 150, r = f.radius();
@@ -1017,6 +1019,38 @@ TEST_P(GpuUniformAtEveryFilterSize, MatchesStep23BitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuUniformAtEveryFilterSize, ::testing::Range(1, 20, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// ---- GPU: step 27, direct_uniform_rows: step 23's sums, bit for bit, up to K = 23 --------
+
+// Step 27 takes a thread's two output rows in a loop where step 25 writes both out; each output
+// still takes the same multiply-adds in the same order, so it equals step 23 bit for bit at every
+// K it compiles (the loop's second row: tile edges at the bottom, NaNs beside a seam).
+class GpuUniformRowsAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuUniformRowsAtEveryFilterSize, MatchesStep23BitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_bit_for_bit_with("direct_uniform_rows", "direct_register_lean", "step 23", GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuUniformRowsAtEveryFilterSize, ::testing::Range(1, 24, 2),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// Made without a GPU (a convolver's constructor and unsupported() make no CUDA call).
+TEST(DirectUniformRows, DeclinesAboveK23AndNamesTheStepThatTakesAnyK) {
+  const auto rows = fft_convolve::kernel("direct_uniform_rows").launch;
+  for (const int k : {1, 23, 25, 63}) {
+    const Filter f = random_filter(k, 2);
+    const fft_convolve::GpuProblem problem{64, 64, &f, nullptr, nullptr, nullptr, false};
+    const std::string why = rows(problem)->unsupported();
+    SCOPED_TRACE("K = " + std::to_string(k));
+    if (k <= 23) {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_NE(why.find("compiled up to 23"), std::string::npos) << why;
+      EXPECT_NE(why.find("step 23"), std::string::npos) << why;
+    }
+  }
+}
 
 // Made without a GPU (a convolver's constructor and unsupported() make no CUDA call).
 TEST(DirectUniform, DeclinesAboveK19AndNamesTheStepThatTakesAnyK) {
