@@ -1,6 +1,6 @@
-// The asynchronous tile copies of the direct kernels 23 and 25: global to shared memory without
-// passing through registers, so that a thread requests all of its tile's pixels before any
-// arrives (step 20 introduces them, one pixel at a time).
+// The asynchronous tile copies of the direct kernels 23, 25 and 27: global to shared memory
+// without passing through registers, so that a thread requests all of its tile's pixels before
+// any arrives (step 20 introduces them, one pixel at a time).
 #pragma once
 
 #include <cuda_runtime.h>
