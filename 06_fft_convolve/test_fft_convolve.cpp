@@ -1035,38 +1035,31 @@ TEST_P(GpuUniformRowsAtEveryFilterSize, MatchesStep23BitForBit) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuUniformRowsAtEveryFilterSize, ::testing::Range(1, 24, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
-// Made without a GPU (a convolver's constructor and unsupported() make no CUDA call).
-TEST(DirectUniformRows, DeclinesAboveK23AndNamesTheStepThatTakesAnyK) {
-  const auto rows = fft_convolve::kernel("direct_uniform_rows").launch;
-  for (const int k : {1, 23, 25, 63}) {
+// Steps 25 and 27 are compiled up to a largest K: below it they take the filter, above it they
+// decline with a reason that holds `reason` and names step 23, which takes any K. Made without a
+// GPU (a convolver's constructor and unsupported() make no CUDA call).
+void expect_declines_above(const char* name, int largest, const std::string& reason) {
+  const auto launch = fft_convolve::kernel(name).launch;
+  for (const int k : {1, largest, largest + 2, 63}) {
     const Filter f = random_filter(k, 2);
     const fft_convolve::GpuProblem problem{64, 64, &f, nullptr, nullptr, nullptr, false};
-    const std::string why = rows(problem)->unsupported();
-    SCOPED_TRACE("K = " + std::to_string(k));
-    if (k <= 23) {
+    const std::string why = launch(problem)->unsupported();
+    SCOPED_TRACE(std::string(name) + ", K = " + std::to_string(k));
+    if (k <= largest) {
       EXPECT_EQ(why, "");
     } else {
-      EXPECT_NE(why.find("compiled up to 23"), std::string::npos) << why;
+      EXPECT_NE(why.find(reason), std::string::npos) << why;
       EXPECT_NE(why.find("step 23"), std::string::npos) << why;
     }
   }
 }
 
-// Made without a GPU (a convolver's constructor and unsupported() make no CUDA call).
+TEST(DirectUniformRows, DeclinesAboveK23AndNamesTheStepThatTakesAnyK) {
+  expect_declines_above("direct_uniform_rows", 23, "compiled up to 23");
+}
+
 TEST(DirectUniform, DeclinesAboveK19AndNamesTheStepThatTakesAnyK) {
-  const auto uniform = fft_convolve::kernel("direct_uniform").launch;
-  for (const int k : {1, 19, 21, 63}) {
-    const Filter f = random_filter(k, 2);
-    const fft_convolve::GpuProblem problem{64, 64, &f, nullptr, nullptr, nullptr, false};
-    const std::string why = uniform(problem)->unsupported();
-    SCOPED_TRACE("K = " + std::to_string(k));
-    if (k <= 19) {
-      EXPECT_EQ(why, "");
-    } else {
-      EXPECT_NE(why.find("instruction fetch"), std::string::npos) << why;
-      EXPECT_NE(why.find("step 23"), std::string::npos) << why;
-    }
-  }
+  expect_declines_above("direct_uniform", 19, "instruction fetch");
 }
 
 // ---- GPU: step 22, separable_lean: every compiled instance -----------------------------------------
