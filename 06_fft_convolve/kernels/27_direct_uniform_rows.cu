@@ -5,19 +5,22 @@
 // thread's 16 K^2 multiply-adds (74 KB of code at K = 15, 112 KB at K = 19), and each warp runs
 // each instruction once, so the warps wait for the code to arrive: Nsight Compute on 1024 x 1024
 // (docs/data/h100-2026-11-28/c4/ncu/) counts 1.08 cycles of "no instruction" per issued
-// instruction at K = 15 and 3.63 at K = 19. Section 29's rolled candidates shrank the code with a
-// loop over tile rows, but there a tap's address depends on the loop's counter and the compiler
-// loads the taps into ordinary registers again. Here the loop runs over the two output rows of a
-// thread instead: output row q takes filter rows 0 ... K - 1 against tile rows q ... q + K - 1,
-// so inside the loop every tap's address is a constant of the code, as in step 25, and only the
-// window's place moves with q. The loop body is K^2 x 8 multiply-adds, half of step 25's, and it
-// runs twice; "no instruction" falls to 0.15 (K = 15) and 0.68 (K = 19).
+// instruction at K = 15 and 3.63 at K = 19. The rolled candidates of the page's section 29
+// shrank the code with a loop over tile rows, but there a tap's address depends on the loop's
+// counter and the compiler loads the taps into ordinary registers again. Here the loop runs over
+// the two output rows of a thread instead: output row q takes filter rows 0 ... K - 1 against
+// tile rows q ... q + K - 1, so inside the loop every tap's address is a constant of the code, as
+// in step 25, and only the window's place moves with q. The loop body is K^2 x 8 multiply-adds,
+// half of step 25's, and it runs twice; "no instruction" falls to 0.15 (K = 15) and 0.68 (K = 19).
 //
-// What it costs: each window load now feeds one output row instead of two (twice the shared
-// loads: 4.5% more instructions at K = 15), and the first row's stores leave while the second
-// row's sums run. Half the code is also what lets the step go to K = 23, where step 25 stopped
-// at 19. The results are step 23's bit for bit (each output takes the same multiply-adds in the
-// same order; GpuUniformRowsAtEveryFilterSize checks every K).
+// What it costs: each window load now feeds one output row instead of two (twice the shared loads:
+// 4.5% more instructions at K = 15). What it gains besides: the first row's stores leave while the
+// second row's sums run, and half the code lets the step go to K = 23, where step 25 stopped at 19.
+// On the H100 (docs/data/h100-2026-11-28/c5/) it is the fastest of steps 23, 25 and 27 at K = 7, 19
+// and 23 on 4096 x 4096 and up to K = 15 on 1024 x 1024 (but K = 7); step 25 stays ahead at K = 11
+// and 15 on the large image, step 23 at K = 19 and 23 on the small one. The results are step 23's
+// bit for bit (each output takes the same multiply-adds in the same order;
+// GpuUniformRowsAtEveryFilterSize checks every K).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -38,7 +41,7 @@ using detail::copy_four_async;
 using detail::copy_pixel_async;
 using detail::wait_for_copies;
 
-constexpr int kMaxUniformFilterSize = 23;  // the largest K measured (K = 23: 63 KB of shared memory, 72 registers)
+constexpr int kMaxUniformFilterSize = 23;  // the largest K measured (K = 23: 61.75 KiB of shared memory, 72 registers)
 constexpr int kOutputsPerThread = 8;       // P: neighbouring outputs of one row
 constexpr int kRowsPerThread = 2;          // R: output rows per thread
 constexpr int kThreadsX = 32;
@@ -62,7 +65,7 @@ __host__ __device__ constexpr int slot(int u) { return u + u / 2; }
 constexpr std::size_t shared_bytes(int k) {
   return static_cast<std::size_t>(kTileHeight + k - 1) * static_cast<std::size_t>(row_slots(k)) * sizeof(float4);
 }
-// 3 blocks of 256 threads per SM at every K here (63 KB of shared memory at K = 23; up to 72
+// 3 blocks of 256 threads per SM at every K here (61.75 KiB of shared memory at K = 23; up to 72
 // registers a thread, under the 80 that three blocks leave).
 constexpr int kBlocksPerSm = 3;
 static_assert(kBlocksPerSm * (shared_bytes(kMaxUniformFilterSize) + 1024) <= 228 * 1024, "3 blocks per SM");
