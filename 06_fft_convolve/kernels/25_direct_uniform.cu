@@ -74,7 +74,7 @@ __host__ __device__ constexpr int slot(int u) { return u + u / 2; }
 constexpr std::size_t shared_bytes(int k) {
   return static_cast<std::size_t>(kTileHeight + k - 1) * static_cast<std::size_t>(row_slots(k)) * sizeof(float4);
 }
-// 3 blocks of 256 threads per SM at every K here (65 KB of shared memory at K = 19; the
+// 3 blocks of 256 threads per SM at every K here (55.25 KiB of shared memory at K = 19; the
 // unrolled code takes 48 registers a thread).
 constexpr int kBlocksPerSm = 3;
 static_assert(kBlocksPerSm * (shared_bytes(kMaxUniformFilterSize) + 1024) <= 228 * 1024, "3 blocks per SM");
