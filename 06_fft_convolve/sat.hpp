@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fft_convolve.hpp"
@@ -34,6 +35,9 @@ namespace fft_convolve::sat {
 // "" when `filter` is a box (every tap equal, not zero); else why the summed-area table cannot
 // compute it.
 std::string box_problem(const Filter& filter);
+
+// Whether a registry method builds a summed-area table: the sat_* methods, by name.
+inline bool is_table_method(std::string_view name) { return name.starts_with("sat_"); }
 
 // The table on the CPU, in double, row by row then column by column (the reference).
 std::vector<double> table_cpu(const Image& image);

@@ -21,7 +21,7 @@ void add_table_rows(course::Lesson& lesson, const Image& image, const Filter& fi
                     const std::vector<std::string>& selected, TableRows& rows) {
   if (!box_problem(filter).empty()) return;
   auto tables = course::select_kernels(kernels(), selected);  // what --kernel selected (every one by default)
-  std::erase_if(tables, [](const auto* kernel) { return std::string(kernel->name).rfind("sat_", 0) != 0; });
+  std::erase_if(tables, [](const auto* kernel) { return !is_table_method(kernel->name); });
   if (tables.empty()) return;  // no table method among them: no CPU table to build either
   rows.reference = table_cpu(image);
   rows.host.resize(rows.reference.size());

@@ -134,10 +134,6 @@ TEST(SatExercise, StarterAsShippedFails) {
 
 // ---- GPU: every sat_* method ------------------------------------------------------------------
 
-bool is_sat(const course::KernelEntry<fft_convolve::Launcher>& kernel) {
-  return std::string(kernel.name).rfind("sat_", 0) == 0;
-}
-
 std::vector<float> gpu_box(const course::KernelEntry<fft_convolve::Launcher>& kernel, const Image& image,
                            const Filter& filter) {
   course::Stream stream;
@@ -166,7 +162,7 @@ TEST(GpuSummedAreaTable, EveryStepMatchesTheCpuAtAwkwardSizes) {
                         {32768, 2, 31}, {2049, 130, 15}, {257, 1025, 1}, {1024, 1024, 9}};
   int methods = 0;
   for (const auto& kernel : fft_convolve::kernels()) {
-    if (!is_sat(kernel)) continue;
+    if (!fft_convolve::sat::is_table_method(kernel.name)) continue;
     ++methods;
     for (const Case& c : cases) {
       const Image image = noise_image(c.width, c.height, static_cast<std::uint64_t>(c.width * 7 + c.height));
@@ -197,7 +193,7 @@ TEST(GpuSummedAreaTable, EveryStepBuildsTheWholeTableWithinItsBound) {
                         {32768, 2}, {2049, 130}, {1024, 1024}, {4099, 17}};
   const Filter box = fft_convolve::box_filter(3);
   for (const auto& kernel : fft_convolve::kernels()) {
-    if (!is_sat(kernel)) continue;
+    if (!fft_convolve::sat::is_table_method(kernel.name)) continue;
     for (const Case& c : cases) {
       const Image image = noise_image(c.width, c.height, static_cast<std::uint64_t>(c.width * 5 + c.height));
       const std::vector<double> reference = fft_convolve::sat::table_cpu(image);
@@ -245,7 +241,7 @@ TEST(GpuSummedAreaTable, WholeNumbersGiveTheExactTableOnEveryBuild) {
                         {4097, 33}, {2, 4000}, {5, 4001}, {4608, 3}, {1536, 1024}, {256, 32}, {257, 33}, {255, 31}, {4100, 4000}};
   const Filter box = fft_convolve::box_filter(3);
   for (const auto& kernel : fft_convolve::kernels()) {
-    if (!is_sat(kernel)) continue;
+    if (!fft_convolve::sat::is_table_method(kernel.name)) continue;
     for (const Case& c : cases) {
       for (const bool constant : {false, true}) {
         Image image(c.width, c.height);
@@ -282,7 +278,7 @@ TEST(GpuSummedAreaTable, SaysWhyAGaussianDoesNotApply) {
   const Filter gaussian = fft_convolve::gaussian_filter(9);
   course::DeviceBuffer<float> d_input(image.size()), d_output(image.size());
   for (const auto& kernel : fft_convolve::kernels()) {
-    if (!is_sat(kernel)) continue;
+    if (!fft_convolve::sat::is_table_method(kernel.name)) continue;
     auto method = kernel.launch({image.width, image.height, &gaussian, &d_input, &d_output, nullptr, false});
     EXPECT_NE(method->unsupported().find("not a box"), std::string::npos) << kernel.name;
   }
