@@ -14,7 +14,9 @@ A page marks a block of figures with the JSON files they come from, on the line 
     ```
 
 PATHs are from the repository root, separated by spaces; a PATH may be a glob
-(docs/data/h100-2026-11-23-ref/course/[0-9]*.json). A PATH ending in .txt or .log is a run's
+(docs/data/h100-2026-11-23-ref/course/[0-9]*.json). docs/data keeps its JSON files gzipped, so a
+PATH (or a glob) ending in .json names X.json.gz wherever X.json itself is not there; the marker
+names the file as the run wrote it. A PATH ending in .txt or .log is a run's
 printed output (a tool that writes no JSON: matmul_tune, Nsight Compute, NumPy): its numbers are
 every number in its text, as printed. The block is the fenced code block that
 follows, or else the paragraph, list or table that follows (up to the next blank line); the
@@ -43,6 +45,7 @@ names a file that does not exist or is not JSON, or has no block after it.
 import argparse
 import bisect
 import glob
+import gzip
 import json
 import math
 import os
@@ -129,7 +132,11 @@ def block_after(lines, start):
 def load_values(root, spec, page, line_number, cache):
     paths = []
     for pattern in spec.split():
-        matches = sorted(glob.glob(os.path.join(root, pattern)))
+        full = os.path.join(root, pattern)
+        matches = set(glob.glob(full))
+        if pattern.endswith(".json"):  # a run's JSON, stored gzipped: X.json.gz stands for X.json
+            matches |= {path for path in glob.glob(full + ".gz") if path[:-3] not in matches}
+        matches = sorted(matches)
         if not matches:
             raise UsageError("%s:%d: figures: '%s' names no file" % (page, line_number, pattern))
         paths.extend(matches)
@@ -149,7 +156,8 @@ def load_values(root, spec, page, line_number, cache):
                 found = [value for value, _, _, _, _ in numbers_in_text(text)]
             else:
                 try:
-                    with open(path, encoding="utf-8") as source:
+                    opener = gzip.open if path.endswith(".gz") else open
+                    with opener(path, "rt", encoding="utf-8") as source:
                         content = json.load(source)
                 except (OSError, ValueError) as error:
                     raise UsageError("%s:%d: figures: %s is not readable JSON (%s)"
