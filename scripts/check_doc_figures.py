@@ -159,7 +159,7 @@ def load_values(root, spec, page, line_number, cache):
                     opener = gzip.open if path.endswith(".gz") else open
                     with opener(path, "rt", encoding="utf-8") as source:
                         content = json.load(source)
-                except (OSError, ValueError) as error:
+                except (OSError, EOFError, ValueError) as error:  # EOFError: a cut-off .gz
                     raise UsageError("%s:%d: figures: %s is not readable JSON (%s)"
                                      % (page, line_number, os.path.relpath(path, root), error))
                 values_in_json(content, found)
