@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Draws the course's plots from the JSON files the lessons write (--json). Plots only.
 
-Usage: plot.py RESULT.json|FOLDER... --out FOLDER
+Usage: plot.py RESULT.json|RESULT.json.gz|FOLDER... --out FOLDER
+
+A results file may be gzipped (docs/data keeps its runs' JSON so); a folder gives its *.json and
+*.json.gz files.
 
 For each lesson found it writes, as the data allow:
   <lesson>_times.png         median time of every variant that ran (the largest size), CPU vs GPU
@@ -41,6 +44,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -189,6 +193,24 @@ def image_path(folder, file):
     return path
 
 
+def gunzipped(data, file):
+    """`data` itself, or its content where it is gzip (its first two bytes 1f 8b), read with the
+    same bound as a plain results file: a small file that would unpack to gigabytes is refused
+    after MAX_RESULT_BYTES."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    unpacker = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        content = unpacker.decompress(data, MAX_RESULT_BYTES + 1)
+    except zlib.error as error:
+        raise InputError(f"{file} is not valid gzip: {error}")
+    if len(content) > MAX_RESULT_BYTES or unpacker.unconsumed_tail:
+        raise InputError(f"{file} unpacks to more than {MAX_RESULT_BYTES >> 20} MiB: not a lesson's results")
+    if not unpacker.eof:
+        raise InputError(f"{file} is not valid gzip: it ends before its last block")
+    return content
+
+
 def safe_name_part(text, limit=40):
     """A piece of a PNG's name from a results file's text: letters, digits and '_' only."""
     return re.sub(r"[^A-Za-z0-9]+", "_", str(text)).strip("_")[:limit]
@@ -216,11 +238,11 @@ def load_reports(paths):
         path = Path(path)
         folder = is_folder(path)
         try:
-            files = sorted(path.glob("*.json")) if folder else [path]
+            files = sorted([*path.glob("*.json"), *path.glob("*.json.gz")]) if folder else [path]
         except OSError as error:
             raise UsageError(f"cannot list {path}: {error.strerror}")
         for file in files:
-            data = read_regular_file(file, named=not folder)
+            data = gunzipped(read_regular_file(file, named=not folder), file)
             try:
                 report = json.loads(data, parse_constant=reject_constant)
             except RecursionError:
