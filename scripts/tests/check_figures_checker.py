@@ -2,11 +2,13 @@
 """Tests of scripts/check_doc_figures.py on pages and runs it makes (standard library only), so
 that the figures check cannot pass vacuously: a figure as printed passes; a stale one, one rounded
 otherwise, a goal left unnamed fail; a missing or broken file and a marker without a block are
-errors (exit 2); words, versions, counts and dates are not figures.
+errors (exit 2); words, versions, counts and dates are not figures; a gzipped run (X.json.gz for a
+marker's X.json) is read like a plain one.
 
 Usage: check_figures_checker.py [CASE...]   (default: every case; prints one line per case)
 Exit code: 0 every case as expected, 1 otherwise.
 """
+import gzip
 import json
 import os
 import subprocess
@@ -61,6 +63,11 @@ CASES = {
     "microseconds": ("<!-- figures: run.json -->\nThe kernel took 36.1 µs (36.06 us).\n", 0, "2 figures, 0 not in"),
     "microseconds_stale": ("<!-- figures: run.json -->\nThe kernel took 36.2 µs.\n", 1, "'36.2' is not in"),
     "unmarked_table": (TABLE, 0, "note: page.md:2: the course table has no <!-- figures: ... --> marker"),
+    # docs/data keeps JSON gzipped: a marker's X.json reads X.json.gz, and still checks every figure.
+    "gzipped": ("<!-- figures: packed.json -->\n0.316 ms and 8.75x.\n", 0, "2 figures, 0 not in"),
+    "gzipped_stale": ("<!-- figures: packed.json -->\n0.317 ms.\n", 1, "'0.317' is not in packed.json.gz"),
+    "gzipped_glob": ("<!-- figures: pack*.json -->\n0.316 ms.\n", 0, "1 figures, 0 not in"),
+    "gzipped_cut": ("<!-- figures: cut.json -->\n0.316 ms\n", 2, "cut.json.gz is not readable JSON"),
 }
 
 
@@ -72,6 +79,12 @@ def run_case(name, work):
         json.dump({"ms": 42.0}, out)
     with open(os.path.join(work, "tune.txt"), "w", encoding="utf-8") as out:
         out.write("cp_async 128x128x16 s3   3.125 ms   43983 GFLOP/s   85.8%\n")
+    if name.startswith("gzipped"):
+        packed = gzip.compress(json.dumps(RUN).encode("utf-8"), mtime=0)
+        with open(os.path.join(work, "packed.json.gz"), "wb") as out:
+            out.write(packed)
+        with open(os.path.join(work, "cut.json.gz"), "wb") as out:
+            out.write(packed[:len(packed) // 2])
     if name == "not_json":
         with open(os.path.join(work, "broken.json"), "w", encoding="utf-8") as out:
             out.write("{\"ms\": ")

@@ -3,7 +3,8 @@
 #
 # Usage: scripts/tests/check_scripts.sh CASE [BIN_DIR PAGE...]
 #   missing_values  a script flag given without its value: one line naming it, exit 2
-#   plot_errors     plot.py on a missing (exit 2), an invalid or a foreign file (exit 3): one line, no traceback
+#   plot_errors     plot.py on a missing (exit 2), an invalid or a foreign file, plain or gzipped, a cut-off
+#                   gzip or one that unpacks past 64 MiB (exit 3): one line, no traceback
 #   progress        a build shows one line per target; apt's output goes to build/apt.log
 #   configure_installs  the configure step (setup.sh) with stand-ins for cmake, apt-get and id:
 #                   as root every missing package, required and optional, is installed in one
@@ -58,11 +59,17 @@ case_plot_errors() {
   local plot="$root/scripts/plot.py"
   printf '{"schema": "cuda-course-report/1", ' >"$work/truncated.json"
   printf '{"schema": "cuda-course-report/1"}' >"$work/foreign.json"
+  printf '{"schema": "cuda-course-report/1", ' | gzip -n >"$work/truncated.json.gz"
+  head -c 12 "$work/truncated.json.gz" >"$work/cut.json.gz"
+  head -c $((65 << 20)) /dev/zero | gzip -n >"$work/bomb.json.gz"  # 65 MiB of zeros in about 64 KiB
   # A file named that cannot be read is a bad command line (2, as a lesson's input file); one
   # read that is not a lesson's results is 3.
   for item in "missing:$work/no-such-file.json:2:does not exist" \
               "truncated:$work/truncated.json:3:is not valid JSON" \
-              "fieldless:$work/foreign.json:3:lacks a field"; do
+              "fieldless:$work/foreign.json:3:lacks a field" \
+              "gzipped truncated:$work/truncated.json.gz:3:is not valid JSON" \
+              "cut gzip:$work/cut.json.gz:3:is not valid gzip" \
+              "gzip bomb:$work/bomb.json.gz:3:unpacks to more than 64 MiB"; do
     IFS=: read -r what file code pattern <<<"$item"
     capture python3 "$plot" "$file" --out "$work/plots"
     [[ "$err" != *Traceback* ]] || fail "plot.py on a $what file printed a traceback:"$'\n'"$err"
