@@ -3,8 +3,8 @@
 
 Usage: plot.py RESULT.json|RESULT.json.gz|FOLDER... --out FOLDER
 
-A results file may be gzipped (docs/data keeps its runs' JSON so); a folder gives its *.json and
-*.json.gz files.
+A results file may be gzipped (docs/data keeps its runs' JSON so); a folder gives its *.json files
+and its *.json.gz files (a gzipped one only where its plain X.json is not there too).
 
 For each lesson found it writes, as the data allow:
   <lesson>_times.png         median time of every variant that ran (the largest size), CPU vs GPU
@@ -238,7 +238,9 @@ def load_reports(paths):
         path = Path(path)
         folder = is_folder(path)
         try:
-            files = sorted([*path.glob("*.json"), *path.glob("*.json.gz")]) if folder else [path]
+            plain = set(path.glob("*.json")) if folder else set()
+            packed = {file for file in path.glob("*.json.gz") if file.with_suffix("") not in plain} if folder else set()
+            files = sorted(plain | packed) if folder else [path]  # X.json.gz only where X.json is not there
         except OSError as error:
             raise UsageError(f"cannot list {path}: {error.strerror}")
         for file in files:
