@@ -822,9 +822,10 @@ TEST(GpuBlocked, ANanInTheImageSpreadsOnlyOverTheFiltersWindow) {
   COURSE_REQUIRE_GPU_OR_SKIP();
   for (const char* name : {"direct_blocked", "separable_blocked", "direct_small", "direct_blocked_2d", "separable_streamed",
                            "direct_register_2d", "separable_register", "direct_register_lean", "direct_uniform",
-                           "direct_uniform_rows"}) {
+                           "direct_uniform_rows", "direct_tall"}) {
     const std::string method = name;
-    const int largest = method == "direct_small" ? 7 : method == "direct_uniform" ? 19 : method == "direct_uniform_rows" ? 23 : 31;
+    const bool to_23 = method == "direct_uniform_rows" || method == "direct_tall";
+    const int largest = method == "direct_small" ? 7 : method == "direct_uniform" ? 19 : to_23 ? 23 : 31;
     for (const int k : {5, largest}) {
       const Filter f = fft_convolve::gaussian_filter(k);
       Image image = random_image({97, 301}, 5);
@@ -1035,7 +1036,22 @@ TEST_P(GpuUniformRowsAtEveryFilterSize, MatchesStep23BitForBit) {
 INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuUniformRowsAtEveryFilterSize, ::testing::Range(1, 24, 2),
                          [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
 
-// Steps 25 and 27 are compiled up to a largest K: below it they take the filter, above it they
+// ---- GPU: step 28, direct_tall: step 23's sums, bit for bit, up to K = 23 -----------------
+
+// Step 28 is step 27 on a 128 x 32 tile: each output still takes the same multiply-adds in the
+// same order, so it equals step 23 bit for bit at every K it compiles (tile edges on both sides of
+// the narrower tile, the second row 16 rows down, NaNs beside a seam).
+class GpuTallAtEveryFilterSize : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuTallAtEveryFilterSize, MatchesStep23BitForBit) {
+  COURSE_REQUIRE_GPU_OR_SKIP();
+  expect_bit_for_bit_with("direct_tall", "direct_register_lean", "step 23", GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOddK, GpuTallAtEveryFilterSize, ::testing::Range(1, 24, 2),
+                         [](const ::testing::TestParamInfo<int>& filter_size) { return "K" + std::to_string(filter_size.param); });
+
+// Steps 25, 27 and 28 are compiled up to a largest K: below it they take the filter, above it they
 // decline with a reason that holds `reason` and names step 23, which takes any K. Made without a
 // GPU (a convolver's constructor and unsupported() make no CUDA call).
 void expect_declines_above(const char* name, int largest, const std::string& reason) {
@@ -1057,6 +1073,8 @@ void expect_declines_above(const char* name, int largest, const std::string& rea
 TEST(DirectUniformRows, DeclinesAboveK23AndNamesTheStepThatTakesAnyK) {
   expect_declines_above("direct_uniform_rows", 23, "compiled up to 23");
 }
+
+TEST(DirectTall, DeclinesAboveK23AndNamesTheStepThatTakesAnyK) { expect_declines_above("direct_tall", 23, "compiled up to 23"); }
 
 TEST(DirectUniform, DeclinesAboveK19AndNamesTheStepThatTakesAnyK) {
   expect_declines_above("direct_uniform", 19, "instruction fetch");
