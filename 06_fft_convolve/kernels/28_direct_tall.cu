@@ -71,7 +71,7 @@ int g_loaded_tall_filter = 0;
 
 // Step 25's chunk: the multiply-adds of chunk c of filter row i for one output row; v holds
 // window pixels 4c ... 4c + 11. i and c are known when compiling (the loops over them are
-// unrolled), so c_row_taps[...] has a fixed address: a uniform-register operand of the FFMA.
+// unrolled), so c_tall_taps[...] has a fixed address: a uniform-register operand of the FFMA.
 template <int K>
 __device__ __forceinline__ void chunk_sums(int i, int c, const float (&v)[12], float (&acc)[kOutputsPerThread]) {
   constexpr int d = shift(K);
