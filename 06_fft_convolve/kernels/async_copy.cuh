@@ -1,4 +1,4 @@
-// The asynchronous tile copies of the direct kernels 23, 25 and 27: global to shared memory
+// The asynchronous tile copies of the direct kernels 23, 25, 27 and 28: global to shared memory
 // without passing through registers, so that a thread requests all of its tile's pixels before
 // any arrives (step 20 introduces them, one pixel at a time).
 #pragma once
