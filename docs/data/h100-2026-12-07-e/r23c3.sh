@@ -5,9 +5,10 @@
 # Lean (little device time left): every row is verified by the lesson itself; no test build.
 source build/devtools/setup.sh
 R=/tmp/c3; rm -rf $R; mkdir -p $R/runs $R/ncu
-p=docs/data/h100-2026-12-07-e/tall_pairs_cap.diff
-git apply "$p" 2>/dev/null || patch -p1 -s < "$p" || { echo "patch $p failed"; exit 1; }
-{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; nvcc --version | tail -2; date -u; echo "tree: $(cat build/devtools/REV) + tall_pairs_cap.diff"; } > $R/machine.txt
+for p in docs/data/h100-2026-12-07-d/tall_pairs.diff docs/data/h100-2026-12-07-e/tall_pairs_cap.diff; do
+  git apply "$p" 2>/dev/null || patch -p1 -s < "$p" || { echo "patch $p failed"; exit 1; }
+done
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; nvcc --version | tail -2; date -u; echo "tree: $(cat build/devtools/REV) + tall_pairs.diff + tall_pairs_cap.diff"; } > $R/machine.txt
 t0=$(date +%s)
 step() { echo "$1 rc=$2 $(( $(date +%s) - t0 )) s" >> $R/steps.txt; }
 pack() { (cd /tmp && tar czf $OUT/c3.tgz c3); }
