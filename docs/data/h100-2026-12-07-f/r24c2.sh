@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Call 2: separable_cand_even (step 22's 64-row blocks in rounds in a grid the GPU holds at once, the
 # rest spread over every warp) and separable_cand_even_runs (call 1's candidate: one run of rows a
-# warp) against step 22: the 4096^2 sweep, K = 55 and 63 once more; Nsight Compute of both passes
-# at 4096^2 K = 63 with DRAM bytes, L2 hit rate and stalls; compute-sanitizer's memcheck (the
-# column pass uses no shared memory). Lean (little device time left): no test build; the lesson
-# verifies every row.
-# The tree sent is the commit in build/devtools/REV with tall_pairs.diff, tall_pairs_cap.diff and
-# even.diff applied in order.
+# warp) against step 22: the 4096^2 sweep, K = 55 and 63 twice more; Nsight Compute of both passes
+# at 4096^2 K = 63 with DRAM bytes, L2 hit rate and stalls; the SASS of step 22's K = 63 row pass;
+# the candidates' tests; compute-sanitizer's memcheck (the column pass uses no shared memory).
+# It applies tall_pairs.diff, tall_pairs_cap.diff and even.diff in order to the tree it is sent.
 source build/devtools/setup.sh
 R=/tmp/c2; rm -rf $R; mkdir -p $R/runs $R/ncu
+for p in docs/data/h100-2026-12-07-d/tall_pairs.diff docs/data/h100-2026-12-07-e/tall_pairs_cap.diff docs/data/h100-2026-12-07-f/even.diff; do
+  git apply "$p" 2>/dev/null || patch -p1 -s < "$p" || { echo "patch $p failed"; exit 1; }
+done
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; nvcc --version | tail -2; date -u; echo "tree: $(cat build/devtools/REV) + tall_pairs.diff + tall_pairs_cap.diff + even.diff"; git status --short; } > $R/machine.txt
 t0=$(date +%s)
 step() { echo "$1 rc=$2 $(( $(date +%s) - t0 )) s" >> $R/steps.txt; }
@@ -18,11 +19,12 @@ cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/configure.log 2>&1
 cmake --build build/release -j16 --target 06_fft_convolve > $R/build.log 2>&1
 rc=$?; step "build (warnings $(grep -c warning $R/build.log))" $rc
 [ $rc = 0 ] || { tail -50 $R/build.log; pack; exit 1; }
+(cmake --build build/release -j6 --target 06_fft_convolve_tests > $R/build_tests.log 2>&1; echo $? > $R/build_tests.rc) &
 S="--kernel separable_lean --kernel separable_cand_even --kernel separable_cand_even_runs"
 S2="--kernel separable_lean --kernel separable_cand_even"
 timeout 120 $B/06_fft_convolve -n 4096 --sweep filter-size --skip-cpu $S --json $R/runs/r06_sep4096_a.json > $R/runs/r06_sep4096_a.txt 2>&1; step r06_sep4096_a $?
 pack
-for k in 55 63; do for x in b; do
+for k in 55 63; do for x in b c; do
 timeout 40 $B/06_fft_convolve -n 4096 --filter gaussian --filter-size $k --skip-cpu $S2 --json $R/runs/r06_sep4096_k${k}_$x.json > $R/runs/r06_sep4096_k${k}_$x.txt 2>&1; step r06_sep4096_k${k}_$x $?
 done; done
 pack
@@ -39,6 +41,12 @@ for v in separable_lean separable_cand_even separable_cand_even_runs; do
   timeout 60 ncu $M -k regex:"pass" -c 2 $B/06_fft_convolve -n 4096 --filter gaussian --filter-size 63 --skip-cpu --reps 1 --warmup 0 --kernel $v > $R/ncu/ncu_${v}_4096_k63.txt 2>&1; step ncu_$v $?
 done
 pack
+wait
+step "build tests (warnings $(grep -c warning $R/build_tests.log))" $(cat $R/build_tests.rc)
+COURSE_REQUIRE_GPU=1 timeout 200 ctest --test-dir build/release -j8 --output-on-failure -R "GpuEvenCandidate|Registry/GpuKernels.*cand_even" > $R/ctest06.log 2>&1; step ctest06 $?
+echo "$(grep -E 'tests passed|tests failed' $R/ctest06.log)" >> $R/steps.txt
+pack
+timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 $B/06_fft_convolve --width 601 --height 400 --filter gaussian --filter-size 15 --skip-cpu --reps 1 --warmup 0 --no-flush-l2 --kernel separable_cand_even --kernel separable_cand_even_runs > $R/san06_memcheck_k15.log 2>&1; step san06_memcheck_k15 $?
 timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 $B/06_fft_convolve --width 1000 --height 3003 --filter gaussian --filter-size 63 --skip-cpu --reps 1 --warmup 0 --no-flush-l2 --kernel separable_cand_even > $R/san06_memcheck_k63.log 2>&1; step san06_memcheck_k63 $?
 echo "total $(( $(date +%s) - t0 )) s" >> $R/steps.txt
 pack
