@@ -9,14 +9,13 @@
 # block cluster's shared memory: the box filter at 4096^2 three times, 2048^2 and 8192^2 (the table
 # alone timed in each); Nsight Compute of both builds at 4096^2; racecheck, memcheck, synccheck.
 # Then both candidates' tests (the table tests take every sat_ row).
-# It applies tall_pairs.diff, tall_pairs_cap.diff, even.diff and sat_cluster.diff in order to the
-# tree it is sent.
+# It applies even.diff and sat_cluster.diff to the tree it is sent.
 source build/devtools/setup.sh
 R=/tmp/c2; rm -rf $R; mkdir -p $R/runs $R/ncu
-for p in docs/data/h100-2026-12-07-d/tall_pairs.diff docs/data/h100-2026-12-07-e/tall_pairs_cap.diff docs/data/h100-2026-12-07-f/even.diff docs/data/h100-2026-12-07-f/sat_cluster.diff; do
+for p in docs/data/h100-2026-12-07-f/even.diff docs/data/h100-2026-12-07-f/sat_cluster.diff; do
   git apply "$p" 2>/dev/null || patch -p1 -s < "$p" || { echo "patch $p failed"; exit 1; }
 done
-{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; nvcc --version | tail -2; date -u; echo "tree: $(cat build/devtools/REV) + tall_pairs.diff + tall_pairs_cap.diff + even.diff + sat_cluster.diff"; git status --short; } > $R/machine.txt
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; nvcc --version | tail -2; date -u; echo "tree: $(cat build/devtools/REV) + even.diff + sat_cluster.diff"; git status --short; } > $R/machine.txt
 t0=$(date +%s)
 step() { echo "$1 rc=$2 $(( $(date +%s) - t0 )) s" >> $R/steps.txt; }
 pack() { (cd /tmp && tar czf $OUT/c2.tgz c2); }
