@@ -40,9 +40,14 @@ S="--kernel separable_lean --kernel separable_cand_even --kernel separable_cand_
 S2="--kernel separable_lean --kernel separable_cand_even"
 timeout 120 $B/06_fft_convolve -n 4096 --sweep filter-size --skip-cpu $S --json $R/runs/r06_sep4096_a.json > $R/runs/r06_sep4096_a.txt 2>&1; step r06_sep4096_a $?
 pack
+# The SM clock and power while the K = 55 and 63 runs go (every 50 ms): the FMA ceiling's clock
+# against the separable passes' own.
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 50 > $R/runs/clocks_sep4096.csv 2>&1 &
+SMI=$!
 for k in 55 63; do for x in b c; do
 timeout 40 $B/06_fft_convolve -n 4096 --filter gaussian --filter-size $k --skip-cpu $S2 --json $R/runs/r06_sep4096_k${k}_$x.json > $R/runs/r06_sep4096_k${k}_$x.txt 2>&1; step r06_sep4096_k${k}_$x $?
 done; done
+kill $SMI 2>/dev/null
 T="--kernel sat_lookback_sentinel --kernel sat_cand_cluster"
 for x in a b c; do
 timeout 60 $B/06_fft_convolve -n 4096 --filter box --filter-size 9 --skip-cpu $T --json $R/runs/r06_box4096_$x.json > $R/runs/r06_box4096_$x.txt 2>&1; step r06_box4096_$x $?
